@@ -1,0 +1,3 @@
+from gameserde.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,118 @@
+"""The ``gameserde`` command: the same verbs for every format.
+
+    gameserde decode FORMAT FILE|-      binary to JSON (pretty on a terminal, compact when piped)
+    gameserde encode FORMAT FILE|- -o OUT   JSON to binary
+    gameserde inspect FORMAT FILE|-     annotated byte map
+
+Each format adds its own options; ``gameserde VERB FORMAT --help`` lists them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+from typing import Any, BinaryIO
+
+from gameserde import __version__
+from gameserde._jsonio import dumps, loads
+from gameserde.errors import GameserdeError
+
+FORMATS = {
+    "godot": ("gameserde.godot.cli", "Godot Variant binary (var_to_bytes, store_var, packets)"),
+}
+
+VERBS = {
+    "decode": "decode binary data to JSON",
+    "encode": "encode JSON to binary data",
+    "inspect": "print an annotated byte map (offset, bytes, path, type, value)",
+}
+
+
+def _format_module(name: str) -> Any:
+    return importlib.import_module(FORMATS[name][0])
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="gameserde",
+        description="Read, write, convert and inspect game-engine serialization formats, "
+                    "byte-exact with the engines.",
+        epilog="examples:\n"
+               "  gameserde decode godot save.bin\n"
+               "  gameserde decode godot --framing store_var savegame.sav -o save.json\n"
+               "  gameserde encode godot save.json -o save.bin\n"
+               "  gameserde inspect godot --profile godot3 packet.bin\n\n"
+               "Run 'gameserde VERB FORMAT --help' for the options of one format.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"gameserde {__version__}")
+    verbs = parser.add_subparsers(dest="verb", metavar="VERB", required=True)
+    for verb, help_text in VERBS.items():
+        vp = verbs.add_parser(verb, help=help_text, description=help_text)
+        formats = vp.add_subparsers(dest="format", metavar="FORMAT", required=True)
+        for fmt, (_, fmt_help) in FORMATS.items():
+            fp = formats.add_parser(fmt, help=fmt_help,
+                                    description=f"{VERBS[verb]}: {fmt_help}",
+                                    formatter_class=argparse.RawDescriptionHelpFormatter)
+            fp.add_argument("input", metavar="FILE",
+                            help="input file, or - for standard input")
+            fp.add_argument("-o", "--output", metavar="OUT",
+                            help="output file (default: standard output)")
+            if verb == "decode":
+                style = fp.add_mutually_exclusive_group()
+                style.add_argument("--pretty", dest="pretty", action="store_true",
+                                   default=None, help="indent the JSON (default on a terminal)")
+                style.add_argument("--compact", dest="pretty", action="store_false",
+                                   help="one-line JSON (default when piped or written to a file)")
+            _format_module(fmt).add_arguments(verb, fp)
+    return parser
+
+
+def _read_input(path: str) -> bytes:
+    if path == "-":
+        return sys.stdin.buffer.read()
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def _write_output(path: str | None, data: bytes, stdout: BinaryIO) -> None:
+    if path is None or path == "-":
+        stdout.write(data)
+        stdout.flush()
+    else:
+        with open(path, "wb") as f:
+            f.write(data)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    module = _format_module(args.format)
+    name = "<stdin>" if args.input == "-" else args.input
+    stdout = sys.stdout.buffer
+    try:
+        data = _read_input(args.input)
+        if args.verb == "decode":
+            value = module.decode(args, data)
+            pretty = args.pretty
+            if pretty is None:
+                pretty = args.output in (None, "-") and sys.stdout.isatty()
+            _write_output(args.output, dumps(value, pretty=pretty), stdout)
+        elif args.verb == "encode":
+            if args.output in (None, "-") and sys.stdout.isatty():
+                print(f"gameserde: {name}: refusing to write binary data to a terminal; "
+                      "use -o FILE or a pipe", file=sys.stderr)
+                return 2
+            _write_output(args.output, module.encode(args, loads(data, source=name)), stdout)
+        else:
+            _write_output(args.output, (module.inspect(args, data) + "\n").encode(), stdout)
+    except GameserdeError as e:
+        print(f"gameserde: {name}: {e}", file=sys.stderr)
+        return 1
+    except OSError as e:
+        print(f"gameserde: {e.filename or name}: {e.strerror or e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    return 0

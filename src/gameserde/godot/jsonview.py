@@ -1,0 +1,355 @@
+"""The JSON view of Variants: Godot 4.4's ``JSON.from_native`` / ``JSON.to_native`` convention.
+
+Numbers and strings become prefixed strings (``"i:1"``, ``"f:1.0"``, ``"s:abc"``, ``"sn:abc"``,
+``"np:/root/a"``), Nil and bool stay JSON literals, untyped Arrays stay JSON arrays, and every
+other type becomes ``{"type": <Godot type name>, "args": [...]}``. Dictionaries list keys and
+values alternately in ``args`` (so any key type and the insertion order survive); typed
+containers add ``elem_type`` / ``key_type`` / ``value_type``; full Objects are
+``{"type": <class>, "props": [name, value, ...]}``.
+
+Where the engine's convention loses data, this view extends it so that decode → JSON → encode
+gives back the same bytes, in forms the engine's ``to_native`` still reads:
+
+* RID and Signal keep their ids: ``{"type": "RID", "args": [id]}``,
+  ``{"type": "Signal", "args": [name, object_id]}`` (the engine writes no ``args``).
+* Objects written as ids: ``{"type": "EncodedObjectAsID", "props": ["object_id", "i:<id>"]}``
+  (the engine writes ``null`` without ``full_objects``).
+* Float components that are not finite are written ``"inf"``, ``"-inf"``, ``"nan"`` (the engine
+  would write bare ``inf``, which is not JSON).
+* ``f:`` strings carry the shortest text that reads back to the same double.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable as _Fn
+from typing import Any
+
+from gameserde.errors import DecodeError, EncodeError
+from gameserde.godot import types as gt
+
+_FORMAT = "godot-json"
+
+
+def _num(x: float) -> float | str:
+    if math.isfinite(x):
+        return x
+    return "nan" if x != x else ("inf" if x > 0 else "-inf")
+
+
+def _math_args(value: Any) -> list[Any]:
+    t = type(value)
+    if t is gt.Plane:
+        comps: list[Any] = [*value.normal, value.d]
+    elif t is gt.Transform3D:
+        comps = [c for col in value.basis for c in col] + list(value.origin)
+    elif t in (gt.Rect2, gt.Rect2i, gt.Transform2D, gt.AABB, gt.Basis, gt.Projection):
+        comps = [c for part in value for c in part]
+    else:
+        comps = list(value)
+    if t in (gt.Vector2i, gt.Vector3i, gt.Vector4i, gt.Rect2i):
+        return comps
+    return [_num(c) for c in comps]
+
+
+def _container_types(value: Any, keys: tuple[str, ...]) -> dict[str, str]:
+    out = {}
+    for key, attr in zip(keys, ("key_type", "value_type"), strict=False):
+        ct = getattr(value, attr if key != "elem_type" else "element_type", gt.UNTYPED)
+        if ct.is_typed:
+            out[key] = ct.name
+    return out
+
+
+def to_json(value: Any) -> Any:
+    """``JSON.from_native(value, full_objects=true)``, extended to lose nothing."""
+    t = type(value)
+    if value is None or t is bool:
+        return value
+    if t is int:
+        return f"i:{value}"
+    if t is float:
+        return f"f:{value!r}"
+    if t is str:
+        return "s:" + value
+    if t is list:
+        return [to_json(v) for v in value]
+    if t is dict or isinstance(value, gt.Dictionary):
+        args: list[Any] = []
+        for k, v in value.items():
+            args.append(to_json(k))
+            args.append(to_json(v))
+        head = {"type": "Dictionary", **_container_types(value, ("key_type", "value_type"))}
+        return {**head, "args": args}
+    if t is gt.TypedArray:
+        return {"type": "Array", **_container_types(value, ("elem_type",)),
+                "args": [to_json(v) for v in value]}
+    if t is gt.StringName:
+        return "sn:" + value
+    if t is gt.NodePath:
+        return "np:" + str(value)
+    if t in _MATH_NAMES:
+        return {"type": _MATH_NAMES[t], "args": _math_args(value)}
+    if t is bytes:
+        return {"type": "PackedByteArray", "args": list(value)}
+    if t is gt.PackedStringArray:
+        return {"type": "PackedStringArray", "args": list(value)}
+    if isinstance(value, gt.PackedArray):
+        flat = value.array.reshape(-1).tolist() if hasattr(value.array, "reshape") \
+            else value.array.tolist()
+        if value.kind == "f":
+            flat = [_num(x) for x in flat]
+        return {"type": t.__name__, "args": flat}
+    if t is gt.Object:
+        props: list[Any] = []
+        for name, v in value.properties.items():
+            props.append(name)
+            props.append(to_json(v))
+        return {"type": value.class_name, "props": props}
+    if t is gt.EncodedObjectAsID:
+        return {"type": "EncodedObjectAsID", "props": ["object_id", f"i:{value.object_id}"]}
+    if t is gt.RID:
+        return {"type": "RID", "args": [value.id]} if value.id else {"type": "RID"}
+    if t is gt.Callable:
+        return {"type": "Callable"}
+    if t is gt.Signal:
+        if not value.name and not value.object_id:
+            return {"type": "Signal"}
+        return {"type": "Signal", "args": [value.name, value.object_id]}
+    if isinstance(value, bool):
+        return bool(value)
+    if isinstance(value, int):
+        return f"i:{int(value)}"
+    if isinstance(value, float):
+        return f"f:{float(value)!r}"
+    if isinstance(value, str):
+        return "s:" + str(value)
+    if isinstance(value, list | tuple):
+        return [to_json(v) for v in value]
+    if isinstance(value, bytearray | memoryview):
+        return to_json(bytes(value))
+    raise EncodeError(f"{t.__name__} values have no Godot Variant type", format=_FORMAT)
+
+
+_MATH_NAMES: dict[type, str] = {cls: cls.__name__ for cls in gt.MATH_TYPES}
+
+
+def _fail(message: str, path: str) -> DecodeError:
+    return DecodeError(message, path=path, format=_FORMAT)
+
+
+def _real(x: Any, path: str) -> float:
+    if isinstance(x, bool):
+        raise _fail(f"expected a number, got {x!r}", path)
+    if isinstance(x, int | float):
+        return float(x)
+    if isinstance(x, str) and x in ("inf", "-inf", "nan"):
+        return float(x)
+    raise _fail(f"expected a number, got {x!r}", path)
+
+
+def _integer(x: Any, path: str) -> int:
+    if isinstance(x, bool) or not isinstance(x, int | float) or x != int(x):
+        raise _fail(f"expected an integer, got {x!r}", path)
+    return int(x)
+
+
+def _args(obj: dict[str, Any], path: str, *, size: int | None = None,
+          factor: int = 1) -> list[Any]:
+    args = obj.get("args")
+    if not isinstance(args, list):
+        raise _fail(f'{obj.get("type")} needs an "args" array', path)
+    if size is not None and len(args) != size:
+        raise _fail(f'{obj["type"]} needs {size} args, got {len(args)}', path)
+    if len(args) % factor:
+        raise _fail(f'{obj["type"]} needs a multiple of {factor} args, got {len(args)}', path)
+    return args
+
+
+def _v2(a: list[Any], i: int) -> gt.Vector2:
+    return gt.Vector2(a[i], a[i + 1])
+
+
+def _v3(a: list[Any], i: int) -> gt.Vector3:
+    return gt.Vector3(a[i], a[i + 1], a[i + 2])
+
+
+def _v4(a: list[Any], i: int) -> gt.Vector4:
+    return gt.Vector4(a[i], a[i + 1], a[i + 2], a[i + 3])
+
+
+_MATH_FROM_ARGS: dict[str, tuple[int, bool, _Fn[[list[Any]], Any]]] = {
+    "Vector2": (2, False, lambda a: _v2(a, 0)),
+    "Vector2i": (2, True, lambda a: gt.Vector2i(*a)),
+    "Rect2": (4, False, lambda a: gt.Rect2(_v2(a, 0), _v2(a, 2))),
+    "Rect2i": (4, True, lambda a: gt.Rect2i(gt.Vector2i(a[0], a[1]), gt.Vector2i(a[2], a[3]))),
+    "Vector3": (3, False, lambda a: _v3(a, 0)),
+    "Vector3i": (3, True, lambda a: gt.Vector3i(*a)),
+    "Transform2D": (6, False, lambda a: gt.Transform2D(_v2(a, 0), _v2(a, 2), _v2(a, 4))),
+    "Vector4": (4, False, lambda a: _v4(a, 0)),
+    "Vector4i": (4, True, lambda a: gt.Vector4i(*a)),
+    "Plane": (4, False, lambda a: gt.Plane(_v3(a, 0), a[3])),
+    "Quaternion": (4, False, lambda a: gt.Quaternion(*a)),
+    "AABB": (6, False, lambda a: gt.AABB(_v3(a, 0), _v3(a, 3))),
+    "Basis": (9, False, lambda a: gt.Basis(_v3(a, 0), _v3(a, 3), _v3(a, 6))),
+    "Transform3D": (12, False, lambda a: gt.Transform3D(
+        gt.Basis(_v3(a, 0), _v3(a, 3), _v3(a, 6)), _v3(a, 9))),
+    "Projection": (16, False, lambda a: gt.Projection(_v4(a, 0), _v4(a, 4), _v4(a, 8),
+                                                      _v4(a, 12))),
+    "Color": (4, False, lambda a: gt.Color(*a)),
+}
+
+_PACKED_BY_NAME: dict[str, type[gt.PackedArray]] = {
+    cls.__name__: cls for cls in gt.PACKED_CLASSES.values()}
+
+
+def _container_type(obj: dict[str, Any], key: str, path: str) -> gt.ContainerType:
+    name = obj.get(key)
+    if name is None:
+        return gt.UNTYPED
+    if not isinstance(name, str) or not name:
+        raise _fail(f"{key} must be a type name, class name or res:// path", path)
+    return gt.ContainerType.of(name)
+
+
+def from_json(obj: Any, path: str = "$") -> Any:
+    """``JSON.to_native(obj, allow_objects=true)``; objects stay data (:class:`Object`)."""
+    if obj is None or isinstance(obj, bool):
+        return obj
+    if isinstance(obj, str):
+        return _from_string(obj, path)
+    if isinstance(obj, int | float):
+        return obj
+    if isinstance(obj, list):
+        return [from_json(v, f"{path}[{i}]") for i, v in enumerate(obj)]
+    if not isinstance(obj, dict):
+        raise _fail(f"{type(obj).__name__} is not JSON", path)
+    name = obj.get("type")
+    if not isinstance(name, str):
+        raise _fail('a JSON object needs a "type" naming a Godot type or class', path)
+    if name in _MATH_FROM_ARGS:
+        size, ints, make = _MATH_FROM_ARGS[name]
+        args = _args(obj, path, size=size)
+        conv = _integer if ints else _real
+        return make([conv(a, f"{path}.args[{i}]") for i, a in enumerate(args)])
+    if name == "Array":
+        etype = _container_type(obj, "elem_type", path)
+        items = [from_json(v, f"{path}[{i}]") for i, v in enumerate(_args(obj, path))]
+        return gt.TypedArray(etype, items) if etype.is_typed else items
+    if name == "Dictionary":
+        return _dictionary(obj, path)
+    if name == "PackedByteArray":
+        args = _args(obj, path)
+        try:
+            return bytes(_integer(a, f"{path}.args[{i}]") for i, a in enumerate(args))
+        except ValueError:
+            raise _fail("PackedByteArray values must be 0 to 255", path) from None
+    if name == "PackedStringArray":
+        args = _args(obj, path)
+        if not all(isinstance(a, str) for a in args):
+            raise _fail("PackedStringArray args must be strings", path)
+        return gt.PackedStringArray(args)
+    if name in _PACKED_BY_NAME:
+        cls = _PACKED_BY_NAME[name]
+        args = _args(obj, path, factor=cls.width)
+        conv = _integer if cls.kind == "i" else _real
+        values = [conv(a, f"{path}.args[{i}]") for i, a in enumerate(args)]
+        try:
+            return cls(values)
+        except (OverflowError, ValueError) as e:
+            raise _fail(f"{name} value out of range ({e})", path) from None
+    if name == "RID":
+        args = obj.get("args", [0])
+        return gt.RID(_integer(args[0], f"{path}.args[0]") if args else 0)
+    if name == "Callable":
+        return gt.Callable()
+    if name == "Signal":
+        args = obj.get("args", ["", 0])
+        if len(args) != 2 or not isinstance(args[0], str):
+            raise _fail("Signal args are [name, object_id]", path)
+        return gt.Signal(args[0], _integer(args[1], f"{path}.args[1]"))
+    if name in ("Nil", "bool", "int", "float", "String", "StringName", "NodePath", "Object"):
+        raise _fail(f'"{name}" is written as a JSON literal or a prefixed string, not an '
+                    "object", path)
+    return _object(obj, name, path)
+
+
+def _from_string(s: str, path: str) -> Any:
+    prefix, sep, rest = s.partition(":")
+    if sep:
+        if prefix == "s":
+            return rest
+        if prefix == "i":
+            try:
+                return int(rest)
+            except ValueError:
+                raise _fail(f"{s!r} is not an integer", path) from None
+        if prefix == "f":
+            try:
+                return float(rest)
+            except ValueError:
+                raise _fail(f"{s!r} is not a number", path) from None
+        if prefix == "sn":
+            return gt.StringName(rest)
+        if prefix == "np":
+            return gt.NodePath.parse(rest)
+    raise _fail(f"string {s!r} has no type prefix (i:, f:, s:, sn: or np:)", path)
+
+
+def _dictionary(obj: dict[str, Any], path: str) -> Any:
+    from gameserde.godot.decoder import build_dictionary
+
+    ktype = _container_type(obj, "key_type", path)
+    vtype = _container_type(obj, "value_type", path)
+    args = _args(obj, path, factor=2)
+    pairs = []
+    for i in range(0, len(args), 2):
+        key = from_json(args[i], f"{path}[<key {i // 2}>]")
+        pairs.append((key, from_json(args[i + 1], f"{path}.args[{i + 1}]")))
+    return build_dictionary(pairs, ktype, vtype)
+
+
+def _object(obj: dict[str, Any], class_name: str, path: str) -> Any:
+    props = obj.get("props")
+    if not isinstance(props, list) or len(props) % 2:
+        raise _fail(f'object of class {class_name} needs a "props" array of name/value pairs',
+                    path)
+    values: dict[str, Any] = {}
+    for i in range(0, len(props), 2):
+        name = props[i]
+        if not isinstance(name, str):
+            raise _fail(f"property name {name!r} is not a string", f"{path}.props[{i}]")
+        values[name] = from_json(props[i + 1], f"{path}.{name}")
+    if class_name == "EncodedObjectAsID" and list(values) == ["object_id"]:
+        oid = values["object_id"]
+        if not isinstance(oid, int):
+            raise _fail("object_id must be an int", path)
+        return gt.EncodedObjectAsID(oid)
+    return gt.Object(class_name, values)
+
+
+def needs_full_objects(value: Any) -> bool:
+    """Whether encoding ``value`` exactly needs ``full_objects=True``.
+
+    True when it holds a full :class:`Object`, or a typed container whose class name or
+    script is something other than ``EncodedObjectAsID``.
+    """
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        t = type(v)
+        if t is gt.Object:
+            return True
+        if t is gt.TypedArray or isinstance(v, gt.TypedDictionary):
+            for ct in (getattr(v, "element_type", gt.UNTYPED), getattr(v, "key_type", gt.UNTYPED),
+                       getattr(v, "value_type", gt.UNTYPED)):
+                if ct.script or (ct.class_name and ct.class_name != "EncodedObjectAsID"):
+                    return True
+        if isinstance(v, list):
+            stack.extend(v)
+        elif isinstance(v, dict | gt.Dictionary):
+            for k, item in v.items():
+                stack.append(k)
+                stack.append(item)
+    return False
+
