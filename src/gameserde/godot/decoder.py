@@ -106,8 +106,11 @@ def make_reader(buf: memoryview, profile: Profile, allow_objects: bool,
         start = pos + 4
         padded = (n + 3) & ~3
         if n < 0 or padded > end - start:
-            raise _fail(f"string length {n & 0xFFFFFFFF} (padded to {padded & 0xFFFFFFFF}) "
-                        f"exceeds the {max(end - start, 0)} bytes left", pos)
+            left = max(end - start, 0)
+            if 0 <= n <= left:
+                raise _fail(f"string of {n} bytes needs {padded} with its padding but only "
+                            f"{left} are left", pos)
+            raise _fail(f"string length {n & 0xFFFFFFFF} exceeds the {left} bytes left", pos)
         raw = buf[start:start + n]
         try:
             s = str(raw, "utf-8", errors)
