@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import base64
+import textwrap
 from typing import Any, Literal
 
 from gameserde.errors import DecodeError
@@ -24,7 +25,8 @@ FRAMINGS = {
 }
 
 EPILOG = """framings:
-""" + "\n".join(f"  {k:<14} {v}" for k, v in FRAMINGS.items()) + """
+""" + "\n".join(textwrap.fill(v, 88, initial_indent=f"  {k:<14} ", subsequent_indent=" " * 17)
+               for k, v in FRAMINGS.items()) + """
 
 profiles:
   godot4  Godot 4.4+ (default): typed containers, StringName, PackedVector4Array, ...
