@@ -17,6 +17,6 @@ if ! command -v godot3-server >/dev/null 2>&1; then
     fi
 fi
 
-python3 -m ruff check src tests benchmarks scripts examples
+python3 -m ruff check src tests benchmarks scripts examples hatch_build.py
 python3 -m mypy
 python3 -m pytest "$@"

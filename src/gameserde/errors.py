@@ -12,7 +12,30 @@ class GameserdeError(Exception):
     """Base class of every error gameserde raises on purpose."""
 
 
-class DecodeError(GameserdeError, ValueError):
+class _PathMixin:
+    """A value path built while an error unwinds: each level adds a step in O(1)."""
+
+    _tail: str
+    _steps: list[str]
+
+    def _init_path(self, path: str) -> None:
+        self._tail = path[1:] if path.startswith("$") else path
+        self._steps = []
+
+    def add_parent(self, step: str) -> None:
+        """Record that the failing value sits at ``step`` inside its parent."""
+        self._steps.append(step)
+
+    @property
+    def path(self) -> str:
+        return "$" + "".join(reversed(self._steps)) + self._tail
+
+    @path.setter
+    def path(self, value: str) -> None:
+        self._init_path(value)
+
+
+class DecodeError(_PathMixin, GameserdeError, ValueError):
     """Input bytes (or text) could not be decoded.
 
     ``offset`` is the byte offset where the problem was found, ``path`` the location of the
@@ -24,7 +47,7 @@ class DecodeError(GameserdeError, ValueError):
                  format: str = "") -> None:
         self.message = message
         self.offset = offset
-        self.path = path
+        self._init_path(path)
         self.format = format
         super().__init__(message)
 
@@ -32,32 +55,40 @@ class DecodeError(GameserdeError, ValueError):
         where = []
         if self.offset is not None:
             where.append(f"at byte {self.offset} (0x{self.offset:x})")
-        if self.path and self.path != "$":
-            where.append(f"in {self.path}")
+        if self.path != "$":
+            where.append(f"in {short_path(self.path)}")
         prefix = f"{self.format} " if self.format else ""
         if where:
             return f"{prefix}decode error {' '.join(where)}: {self.message}"
         return f"{prefix}decode error: {self.message}"
 
 
-class EncodeError(GameserdeError, ValueError):
+class EncodeError(_PathMixin, GameserdeError, ValueError):
     """A value could not be encoded; ``path`` says where in the value it sits."""
 
     def __init__(self, message: str, *, path: str = "$", format: str = "") -> None:
         self.message = message
-        self.path = path
+        self._init_path(path)
         self.format = format
         super().__init__(message)
 
     def __str__(self) -> str:
         prefix = f"{self.format} " if self.format else ""
-        if self.path and self.path != "$":
-            return f"{prefix}encode error in {self.path}: {self.message}"
+        if self.path != "$":
+            return f"{prefix}encode error in {short_path(self.path)}: {self.message}"
         return f"{prefix}encode error: {self.message}"
 
 
 class SchemaError(GameserdeError, ValueError):
     """A schema (file or declaration) is invalid."""
+
+
+def short_path(path: str, limit: int = 160) -> str:
+    """``path`` shortened in the middle when it is longer than ``limit`` characters."""
+    if len(path) <= limit:
+        return path
+    keep = limit // 2
+    return f"{path[:keep]}...{path[-keep:]}"
 
 
 def path_key(key: object) -> str:

@@ -13,7 +13,7 @@ from gameserde.godot.decoder import decode_prefix
 from gameserde.godot.encoder import encode as encode_value
 from gameserde.godot.inspect import regions, render
 from gameserde.godot.jsonview import from_json, needs_full_objects, to_json
-from gameserde.godot.profiles import MAX_DEPTH, PROFILES
+from gameserde.godot.profiles import MAX_DEPTH, MAX_DEPTH_LIMIT, PROFILES, check_max_depth
 
 FRAMINGS = {
     "raw": "one Variant, as var_to_bytes makes it (trailing bytes ignored)",
@@ -48,45 +48,52 @@ def add_arguments(verb: str, parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--big-endian", action="store_true",
                         help="store_var length prefixes are big-endian (FileAccess.big_endian, "
                              "Godot 3 endian_swap)")
+    parser.add_argument("--max-depth", type=int, default=MAX_DEPTH, metavar="N",
+                        help=f"deepest nesting accepted (default: {MAX_DEPTH}, as the engine; "
+                             f"at most {MAX_DEPTH_LIMIT})")
     if verb == "encode":
         parser.add_argument("--full-objects", choices=["auto", "yes", "no"], default="auto",
                             help="write Objects in full and keep class names of typed "
                                  "containers (auto: when the JSON holds any)")
         parser.add_argument("--double-precision", action="store_true",
                             help="write math types as a real_t=double Godot 4 build does")
-    else:
-        parser.add_argument("--max-depth", type=int, default=MAX_DEPTH, metavar="N",
-                            help=f"deepest nesting accepted (default: {MAX_DEPTH}, as the "
-                                 "engine)")
+
+
+def _depth(args: argparse.Namespace) -> int:
+    try:
+        check_max_depth(args.max_depth)
+    except ValueError as e:
+        raise DecodeError(str(e), format="godot") from None
+    return int(args.max_depth)
 
 
 def decode(args: argparse.Namespace, data: bytes) -> Any:
-    opts: dict[str, Any] = {"profile": args.profile, "allow_objects": True,
-                            "max_depth": args.max_depth}
+    depth = _depth(args)
+    opts: dict[str, Any] = {"profile": args.profile, "allow_objects": True, "max_depth": depth}
     if args.framing == "raw":
-        return to_json(decode_prefix(data, **opts)[0])
+        return to_json(decode_prefix(data, **opts)[0], max_depth=depth)
     if args.framing == "base64":
-        return to_json(framing.base64_to_variant(_text(data), **opts))
+        return to_json(framing.base64_to_variant(_text(data), **opts), max_depth=depth)
     if args.framing == "store_var":
         values = framing.iter_vars(data, big_endian=args.big_endian, **opts)
     else:
         values = framing.iter_packets(data, **opts)
-    return [to_json(v) for v in values]
+    return [to_json(v, max_depth=depth) for v in values]
 
 
 def encode(args: argparse.Namespace, doc: Any) -> bytes:
-    records = doc
+    depth = _depth(args)
     if args.framing in ("store_var", "packet_stream"):
         if not isinstance(doc, list):
             raise DecodeError(f"with --framing {args.framing} the JSON must be an array of "
                               "records", format="godot-json")
-        values = [from_json(v, f"$[{i}]") for i, v in enumerate(doc)]
+        values = [from_json(v, f"$[{i}]", max_depth=depth) for i, v in enumerate(doc)]
     else:
-        values = [from_json(records)]
+        values = [from_json(doc, max_depth=depth)]
     full = args.full_objects == "yes" or (
         args.full_objects == "auto" and any(needs_full_objects(v) for v in values))
     opts = {"profile": args.profile, "full_objects": full,
-            "double_precision": args.double_precision}
+            "double_precision": args.double_precision, "max_depth": depth}
     if args.framing == "store_var":
         return b"".join(framing.store_var(v, big_endian=args.big_endian, **opts)
                         for v in values)
@@ -98,7 +105,7 @@ def encode(args: argparse.Namespace, doc: Any) -> bytes:
 
 
 def inspect(args: argparse.Namespace, data: bytes) -> str:
-    opts: dict[str, Any] = {"profile": args.profile, "max_depth": args.max_depth}
+    opts: dict[str, Any] = {"profile": args.profile, "max_depth": _depth(args)}
     if args.framing == "base64":
         try:
             data = base64.b64decode(_text(data).strip(), validate=True)

@@ -16,6 +16,7 @@ from typing import Any
 
 from gameserde._recursion import recursion_room
 from gameserde.errors import DecodeError, path_key
+from gameserde.godot import _accel
 from gameserde.godot import types as gt
 from gameserde.godot.profiles import (
     FLAG_64,
@@ -25,6 +26,7 @@ from gameserde.godot.profiles import (
     KIND_NONE,
     MAX_DEPTH,
     Profile,
+    check_max_depth,
     get_profile,
 )
 from gameserde.godot.types import VariantType as T
@@ -79,10 +81,6 @@ _INT_MATH: dict[T, tuple[int, _Fn[[Any], Any]]] = {
 
 def _fail(message: str, offset: int) -> DecodeError:
     return DecodeError(message, offset=offset, format="godot")
-
-
-def _prefix_path(err: DecodeError, step: str) -> None:
-    err.path = "$" + step + err.path[1:]
 
 
 def make_reader(buf: memoryview, profile: Profile, allow_objects: bool,
@@ -199,6 +197,8 @@ def make_reader(buf: memoryview, profile: Profile, allow_objects: bool,
         for _ in range(name_count + sub_count):
             s, pos = read_string(pos)
             parts.append(s)
+        if not parts:  # the engine's NodePath constructor drops "absolute" on an empty path
+            return gt.NodePath(), pos
         return gt.NodePath(tuple(parts[:name_count]), tuple(parts[name_count:]),
                            bool(flags & 1)), pos
 
@@ -228,7 +228,7 @@ def make_reader(buf: memoryview, profile: Profile, allow_objects: bool,
             try:
                 value, pos = read_value(pos, depth + 1)
             except DecodeError as e:
-                _prefix_path(e, "." + name)
+                e.add_parent("." + name)
                 raise
             if (name == "script" and value is not None and profile.script_must_be_path
                     and (not isinstance(value, str) or not value.startswith("res://"))):
@@ -273,7 +273,7 @@ def make_reader(buf: memoryview, profile: Profile, allow_objects: bool,
             try:
                 value, pos = read_value(pos, child)
             except DecodeError as e:
-                _prefix_path(e, f"[{i}]")
+                e.add_parent(f"[{i}]")
                 raise
             append(value)
         if etype.is_typed:
@@ -294,12 +294,12 @@ def make_reader(buf: memoryview, profile: Profile, allow_objects: bool,
             try:
                 key, pos = read_value(pos, child)
             except DecodeError as e:
-                _prefix_path(e, f"[<key {i}>]")
+                e.add_parent(f"[<key {i}>]")
                 raise
             try:
                 value, pos = read_value(pos, child)
             except DecodeError as e:
-                _prefix_path(e, path_key(key))
+                e.add_parent(path_key(key))
                 raise
             pairs.append((key, value))
         return build_dictionary(pairs, ktype, vtype), pos
@@ -339,7 +339,7 @@ def make_reader(buf: memoryview, profile: Profile, allow_objects: bool,
             try:
                 s, pos = read_string(pos)
             except DecodeError as e:
-                _prefix_path(e, f"[{i}]")
+                e.add_parent(f"[{i}]")
                 raise
             out.append(s)
         return out, pos
@@ -372,7 +372,9 @@ def build_dictionary(pairs: list[tuple[Any, Any]], ktype: gt.ContainerType = gt.
         d = dict(pairs)
     except TypeError:
         return gt.Dictionary(pairs)
-    if len(d) != len(pairs) and len({gt.godot_key(k) for k, _ in pairs}) != len(d):
+    if len(d) == len(pairs) and all(type(k) is str for k in d):
+        return d
+    if len({gt.godot_key(k) for k, _ in pairs}) != len(d):
         return gt.Dictionary(pairs)
     return d
 
@@ -385,7 +387,12 @@ def decode_prefix(data: Any, *, profile: str | Profile = "godot4", allow_objects
     counts its padding even when the padding bytes are absent.
     """
     prof = get_profile(profile)
+    check_max_depth(max_depth)
     buf = memoryview(data).cast("B")
+    if _accel.ENABLED:  # the C twin of this module, when it was built (see _accel)
+        fast = _accel.decode_prefix(buf, prof, allow_objects, max_depth, offset)
+        if fast is not None:
+            return fast
     read = make_reader(buf, prof, allow_objects, max_depth)
     with recursion_room(2 * max_depth + 64):
         try:

@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import math
 import numbers
 import operator
 import struct
@@ -21,6 +22,7 @@ from typing import Any
 
 from gameserde._recursion import recursion_room
 from gameserde.errors import EncodeError, path_key
+from gameserde.godot import _accel
 from gameserde.godot import types as gt
 from gameserde.godot.profiles import (
     ENCODED_OBJECT_AS_ID,
@@ -32,6 +34,7 @@ from gameserde.godot.profiles import (
     KIND_SCRIPT,
     MAX_DEPTH,
     Profile,
+    check_max_depth,
     get_profile,
 )
 from gameserde.godot.types import VariantType as T
@@ -59,6 +62,19 @@ def is_float32(value: float) -> bool:
         return bool(_unpack_f(_pack_f(value))[0] == value)
     except OverflowError:
         return False
+
+
+def _real32(x: float) -> float:
+    """What ``float f = x`` stores: values past the float32 range become infinities."""
+    try:
+        _pack_f(x)
+    except OverflowError:
+        return math.copysign(math.inf, x)
+    except struct.error:  # an int too large for a double
+        if isinstance(x, int):
+            return math.copysign(math.inf, x)
+        raise
+    return x
 
 
 def _flatten_math(value: Any, row_major: bool) -> tuple[Any, ...]:
@@ -113,12 +129,17 @@ def make_writer(out: bytearray, profile: Profile, full_objects: bool, double_pre
                               f"{profile.name}", format="godot")
         return wid
 
-    def put_string(s: str) -> None:
+    utf8_errors = "surrogatepass" if profile.allow_surrogates else "strict"
+
+    def utf8(s: str) -> bytes:
         try:
-            raw = s.encode("utf-8", "surrogatepass" if profile.allow_surrogates else "strict")
+            return s.encode("utf-8", utf8_errors)
         except UnicodeEncodeError as e:
             raise EncodeError(f"string cannot be encoded as UTF-8 ({e.reason})",
                               format="godot") from None
+
+    def put_string(s: str) -> None:
+        raw = utf8(s)
         n = len(raw)
         out.extend(_pack_I(n))
         out.extend(raw)
@@ -160,11 +181,14 @@ def make_writer(out: bytearray, profile: Profile, full_objects: bool, double_pre
             header = ids[T.COLOR]
         else:
             header = wire(_REAL_MATH[cls]) | math_flag
+        comps = _flatten_math(v, row_major)
         try:
-            out.extend(packers[cls](header, *_flatten_math(v, row_major)))
+            if cls is gt.Color or (cls not in _INT_MATH and not double_precision):
+                comps = tuple(_real32(c) for c in comps)
+            out.extend(packers[cls](header, *comps))
         except (struct.error, OverflowError, TypeError) as e:
-            raise EncodeError(f"{cls.__name__} {v!r} has a component the engine cannot store "
-                              f"({e})", format="godot") from None
+            raise EncodeError(f"{cls.__name__} has a component the engine cannot store ({e})",
+                              format="godot") from None
 
     def w_node_path(v: gt.NodePath, depth: int) -> None:
         out.extend(_pack_I(wire(T.NODE_PATH)))
@@ -192,7 +216,7 @@ def make_writer(out: bytearray, profile: Profile, full_objects: bool, double_pre
             try:
                 write(value, depth + 1)
             except EncodeError as e:
-                e.path = "$." + name + e.path[1:]
+                e.add_parent("." + name)
                 raise
 
     def w_object_id(v: gt.EncodedObjectAsID, depth: int) -> None:
@@ -239,7 +263,7 @@ def make_writer(out: bytearray, profile: Profile, full_objects: bool, double_pre
             try:
                 write(item, child)
             except EncodeError as e:
-                e.path = f"$[{i}]" + e.path[1:]
+                e.add_parent(f"[{i}]")
                 raise
 
     def w_dict(v: Any, depth: int) -> None:
@@ -258,12 +282,12 @@ def make_writer(out: bytearray, profile: Profile, full_objects: bool, double_pre
             try:
                 write(key, child)
             except EncodeError as e:
-                e.path = f"$[<key {i}>]" + e.path[1:]
+                e.add_parent(f"[<key {i}>]")
                 raise
             try:
                 write(value, child)
             except EncodeError as e:
-                e.path = "$" + path_key(key) + e.path[1:]
+                e.add_parent(path_key(key))
                 raise
 
     def w_bytes(v: Any, depth: int) -> None:
@@ -276,11 +300,14 @@ def make_writer(out: bytearray, profile: Profile, full_objects: bool, double_pre
     def w_strings(v: gt.PackedStringArray, depth: int) -> None:
         out.extend(_pack_II(wire(T.PACKED_STRING_ARRAY), len(v)))
         for i, s in enumerate(v):
+            if not isinstance(s, str):
+                raise EncodeError(f"PackedStringArray holds a {type(s).__name__}, not a str",
+                                  path=f"$[{i}]", format="godot")
             try:
-                raw = s.encode("utf-8")
-            except (UnicodeEncodeError, AttributeError) as e:
-                raise EncodeError(f"PackedStringArray element cannot be encoded ({e})",
-                                  path=f"$[{i}]", format="godot") from None
+                raw = utf8(s)
+            except EncodeError as e:
+                e.add_parent(f"[{i}]")
+                raise
             n = len(raw) + psa_nul
             out.extend(_pack_I(n))
             out.extend(raw)
@@ -320,7 +347,14 @@ def make_writer(out: bytearray, profile: Profile, full_objects: bool, double_pre
         w = writers.get(type(v))
         if w is None:
             w, v = _fallback(v)
-        w(v, depth)
+        try:
+            w(v, depth)
+        except EncodeError:
+            raise
+        except (struct.error, TypeError, AttributeError, IndexError, ValueError,
+                OverflowError) as e:
+            raise EncodeError(f"{type(v).__name__} value cannot be encoded ({e})",
+                              format="godot") from None
 
     def _fallback(v: Any) -> tuple[_Fn[[Any, int], None], Any]:
         """Subclasses of the natives and numbers from other libraries (numpy scalars)."""
@@ -353,9 +387,14 @@ def encode(value: Any, *, profile: str | Profile = "godot4", full_objects: bool 
            double_precision: bool = False, max_depth: int = MAX_DEPTH) -> bytes:
     """Encode ``value`` as ``var_to_bytes`` (``var2bytes`` in Godot 3) would."""
     prof = get_profile(profile)
+    check_max_depth(max_depth)
     if double_precision and not prof.math_flag64:
         raise ValueError(f"double_precision is a Godot 4 setting; profile {prof.name} has no "
                          "64-bit math types")
+    if _accel.ENABLED:  # the C twin of make_writer, when it was built (see _accel)
+        fast = _accel.encode(value, prof, full_objects, double_precision, max_depth)
+        if fast is not None:
+            return fast
     out = bytearray()
     write = make_writer(out, prof, full_objects, double_precision, max_depth)
     with recursion_room(2 * max_depth + 64):

@@ -28,10 +28,11 @@ _LEN = {False: struct.Struct("<I"), True: struct.Struct(">I")}
 
 
 def store_var(value: Any, *, big_endian: bool = False, profile: str | Profile = "godot4",
-              full_objects: bool = False, double_precision: bool = False) -> bytes:
+              full_objects: bool = False, double_precision: bool = False,
+              max_depth: int = MAX_DEPTH) -> bytes:
     """The bytes ``store_var``/``put_var`` write: length prefix, then the Variant."""
     body = encode(value, profile=profile, full_objects=full_objects,
-                  double_precision=double_precision)
+                  double_precision=double_precision, max_depth=max_depth)
     return _LEN[big_endian].pack(len(body)) + body
 
 
@@ -73,10 +74,10 @@ def iter_vars(data: Any, *, big_endian: bool = False, profile: str | Profile = "
 
 def put_packet(value: Any, *, max_size: int = PACKET_PEER_STREAM_MAX,
                profile: str | Profile = "godot4", full_objects: bool = False,
-               double_precision: bool = False) -> bytes:
+               double_precision: bool = False, max_depth: int = MAX_DEPTH) -> bytes:
     """The bytes ``PacketPeerStream.put_var`` sends: a little-endian length, then the Variant."""
     body = encode(value, profile=profile, full_objects=full_objects,
-                  double_precision=double_precision)
+                  double_precision=double_precision, max_depth=max_depth)
     if len(body) > max_size:
         raise EncodeError(f"packet of {len(body)} bytes exceeds the PacketPeerStream limit of "
                           f"{max_size}", format="godot")
@@ -102,10 +103,12 @@ def iter_packets(data: Any, *, max_size: int = PACKET_PEER_STREAM_MAX,
 
 
 def variant_to_base64(value: Any, *, profile: str | Profile = "godot4",
-                      full_objects: bool = False, double_precision: bool = False) -> str:
+                      full_objects: bool = False, double_precision: bool = False,
+                      max_depth: int = MAX_DEPTH) -> str:
     """``Marshalls.variant_to_base64``."""
     return base64.b64encode(encode(value, profile=profile, full_objects=full_objects,
-                                   double_precision=double_precision)).decode("ascii")
+                                   double_precision=double_precision,
+                                   max_depth=max_depth)).decode("ascii")
 
 
 def base64_to_variant(text: str | bytes, *, profile: str | Profile = "godot4",

@@ -11,6 +11,7 @@ import struct
 from dataclasses import dataclass
 from typing import Any
 
+from gameserde._recursion import recursion_room
 from gameserde.errors import DecodeError, path_key
 from gameserde.godot import types as gt
 from gameserde.godot.decoder import decode_prefix
@@ -36,9 +37,16 @@ def regions(data: Any, *, profile: str | Profile = "godot4", offset: int = 0,
     buf = memoryview(data).cast("B")
     out: list[Region] = []
 
+    def value_at(pos: int, path: str, depth: int) -> tuple[Any, int]:
+        try:
+            return decode_prefix(buf, profile=prof, allow_objects=allow_objects,
+                                 max_depth=max_depth - depth, offset=pos)
+        except DecodeError as e:
+            e.path = path + e.path[1:]
+            raise
+
     def leaf(pos: int, path: str, depth: int) -> int:
-        value, size = decode_prefix(buf, profile=prof, allow_objects=allow_objects,
-                                    max_depth=max_depth - depth, offset=pos)
+        value, size = value_at(pos, path, depth)
         name = _type_name(value)
         out.append(Region(pos, min(size, len(buf) - pos), path, name, _short(value)))
         return pos + size
@@ -89,14 +97,14 @@ def regions(data: Any, *, profile: str | Profile = "godot4", offset: int = 0,
             if vtype == T.ARRAY:
                 pos = walk(pos, f"{path}[{i}]", depth + 1)
             else:
-                key, _ = decode_prefix(buf, profile=prof, allow_objects=allow_objects,
-                                       offset=pos)
+                key, _ = value_at(pos, f"{path}[<key {i}>]", depth + 1)
                 pos = walk(pos, f"{path}[<key {i}>]", depth + 1)
                 pos = walk(pos, path + _key_step(key), depth + 1)
         return pos
 
     try:
-        walk(offset, "$", 0)
+        with recursion_room(2 * max_depth + 64):
+            walk(offset, "$", 0)
     except DecodeError as e:
         at = e.offset if e.offset is not None else offset
         out.append(Region(at, max(len(buf) - at, 0), e.path, "ERROR", e.message))

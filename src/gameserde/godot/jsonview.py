@@ -16,25 +16,57 @@ gives back the same bytes, in forms the engine's ``to_native`` still reads:
   (the engine writes ``null`` without ``full_objects``).
 * Float components that are not finite are written ``"inf"``, ``"-inf"``, ``"nan"`` (the engine
   would write bare ``inf``, which is not JSON).
-* ``f:`` strings carry the shortest text that reads back to the same double.
+* ``f:`` strings carry the shortest text that reads back to the same double; a NaN other than
+  the default quiet NaN keeps its sign (``"-nan"``) and payload (``"nan:0x7ff8000000000001"``,
+  the bits of the double).
+
+Nesting is bounded by ``max_depth`` (1024 by default, the engine's limit) both ways.
 """
 
 from __future__ import annotations
 
 import math
+import struct
 from collections.abc import Callable as _Fn
 from typing import Any
 
+from gameserde._recursion import recursion_room
 from gameserde.errors import DecodeError, EncodeError
 from gameserde.godot import types as gt
+from gameserde.godot.profiles import MAX_DEPTH, check_max_depth
 
 _FORMAT = "godot-json"
+_BITS = struct.Struct("<Q")
+_DOUBLE = struct.Struct("<d")
+_QUIET_NAN, _NEGATIVE_NAN = 0x7FF8000000000000, 0xFFF8000000000000
+
+
+def float_text(x: float) -> str:
+    """Text for a double that reads back to the same bits (NaN sign and payload included)."""
+    if x == x:
+        return repr(float(x))
+    bits = _BITS.unpack(_DOUBLE.pack(x))[0]
+    if bits == _QUIET_NAN:
+        return "nan"
+    if bits == _NEGATIVE_NAN:
+        return "-nan"
+    return f"nan:0x{bits:016x}"
+
+
+def parse_float_text(text: str) -> float:
+    """Inverse of :func:`float_text`; raises ValueError for anything else."""
+    if text == "-nan":
+        return float(_DOUBLE.unpack(_BITS.pack(_NEGATIVE_NAN))[0])
+    if text.startswith("nan:0x"):
+        bits = int(text[6:], 16)
+        if bits >> 64 or (bits >> 52) & 0x7FF != 0x7FF or not bits & ((1 << 52) - 1):
+            raise ValueError(f"{text!r} is not the bits of a NaN")
+        return float(_DOUBLE.unpack(_BITS.pack(bits))[0])
+    return float(text)
 
 
 def _num(x: float) -> float | str:
-    if math.isfinite(x):
-        return x
-    return "nan" if x != x else ("inf" if x > 0 else "-inf")
+    return float(x) if math.isfinite(x) else float_text(x)
 
 
 def _math_args(value: Any) -> list[Any]:
@@ -61,29 +93,37 @@ def _container_types(value: Any, keys: tuple[str, ...]) -> dict[str, str]:
     return out
 
 
-def to_json(value: Any) -> Any:
+def to_json(value: Any, *, max_depth: int = MAX_DEPTH) -> Any:
     """``JSON.from_native(value, full_objects=true)``, extended to lose nothing."""
+    check_max_depth(max_depth)
+    with recursion_room(3 * max_depth + 64):
+        return _to_json(value, 0, max_depth)
+
+
+def _to_json(value: Any, depth: int, max_depth: int) -> Any:
+    if depth > max_depth:
+        raise EncodeError(f"values are nested deeper than {max_depth} levels", format=_FORMAT)
     t = type(value)
     if value is None or t is bool:
         return value
     if t is int:
         return f"i:{value}"
     if t is float:
-        return f"f:{value!r}"
+        return "f:" + float_text(value)
     if t is str:
         return "s:" + value
     if t is list:
-        return [to_json(v) for v in value]
+        return [_to_json(v, depth + 1, max_depth) for v in value]
     if t is dict or isinstance(value, gt.Dictionary):
         args: list[Any] = []
         for k, v in value.items():
-            args.append(to_json(k))
-            args.append(to_json(v))
+            args.append(_to_json(k, depth + 1, max_depth))
+            args.append(_to_json(v, depth + 1, max_depth))
         head = {"type": "Dictionary", **_container_types(value, ("key_type", "value_type"))}
         return {**head, "args": args}
     if t is gt.TypedArray:
         return {"type": "Array", **_container_types(value, ("elem_type",)),
-                "args": [to_json(v) for v in value]}
+                "args": [_to_json(v, depth + 1, max_depth) for v in value]}
     if t is gt.StringName:
         return "sn:" + value
     if t is gt.NodePath:
@@ -104,7 +144,7 @@ def to_json(value: Any) -> Any:
         props: list[Any] = []
         for name, v in value.properties.items():
             props.append(name)
-            props.append(to_json(v))
+            props.append(_to_json(v, depth + 1, max_depth))
         return {"type": value.class_name, "props": props}
     if t is gt.EncodedObjectAsID:
         return {"type": "EncodedObjectAsID", "props": ["object_id", f"i:{value.object_id}"]}
@@ -121,13 +161,13 @@ def to_json(value: Any) -> Any:
     if isinstance(value, int):
         return f"i:{int(value)}"
     if isinstance(value, float):
-        return f"f:{float(value)!r}"
+        return "f:" + float_text(float(value))
     if isinstance(value, str):
         return "s:" + str(value)
     if isinstance(value, list | tuple):
-        return [to_json(v) for v in value]
+        return [_to_json(v, depth + 1, max_depth) for v in value]
     if isinstance(value, bytearray | memoryview):
-        return to_json(bytes(value))
+        return _to_json(bytes(value), depth, max_depth)
     raise EncodeError(f"{t.__name__} values have no Godot Variant type", format=_FORMAT)
 
 
@@ -139,19 +179,34 @@ def _fail(message: str, path: str) -> DecodeError:
 
 
 def _real(x: Any, path: str) -> float:
-    if isinstance(x, bool):
-        raise _fail(f"expected a number, got {x!r}", path)
-    if isinstance(x, int | float):
-        return float(x)
-    if isinstance(x, str) and x in ("inf", "-inf", "nan"):
-        return float(x)
-    raise _fail(f"expected a number, got {x!r}", path)
+    try:
+        if isinstance(x, int | float) and not isinstance(x, bool):
+            return float(x)
+        if isinstance(x, str) and (x in ("inf", "-inf") or x.lstrip("-").startswith("nan")):
+            return parse_float_text(x)
+    except (OverflowError, ValueError):
+        pass
+    raise _fail(f"expected a number, got {_short(x)}", path)
 
 
 def _integer(x: Any, path: str) -> int:
-    if isinstance(x, bool) or not isinstance(x, int | float) or x != int(x):
-        raise _fail(f"expected an integer, got {x!r}", path)
-    return int(x)
+    if isinstance(x, int) and not isinstance(x, bool):
+        return x
+    if isinstance(x, float) and math.isfinite(x) and x == int(x):
+        return int(x)
+    raise _fail(f"expected an integer, got {_short(x)}", path)
+
+
+def _id64(x: Any, path: str) -> int:
+    value = _integer(x, path)
+    if not 0 <= value < 1 << 64:
+        raise _fail(f"an id must be 0 to 2**64-1, got {value}", path)
+    return value
+
+
+def _short(x: Any) -> str:
+    text = repr(x)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _args(obj: dict[str, Any], path: str, *, size: int | None = None,
@@ -212,8 +267,19 @@ def _container_type(obj: dict[str, Any], key: str, path: str) -> gt.ContainerTyp
     return gt.ContainerType.of(name)
 
 
-def from_json(obj: Any, path: str = "$") -> Any:
-    """``JSON.to_native(obj, allow_objects=true)``; objects stay data (:class:`Object`)."""
+def from_json(obj: Any, path: str = "$", *, max_depth: int = MAX_DEPTH) -> Any:
+    """``JSON.to_native(obj, allow_objects=true)``; objects stay data (:class:`Object`).
+
+    ``path`` names ``obj`` in error messages (``$`` for a whole document).
+    """
+    check_max_depth(max_depth)
+    with recursion_room(3 * max_depth + 64):
+        return _from_json(obj, path, 0, max_depth)
+
+
+def _from_json(obj: Any, path: str, depth: int, max_depth: int) -> Any:
+    if depth > max_depth:
+        raise _fail(f"values are nested deeper than {max_depth} levels", path)
     if obj is None or isinstance(obj, bool):
         return obj
     if isinstance(obj, str):
@@ -221,7 +287,7 @@ def from_json(obj: Any, path: str = "$") -> Any:
     if isinstance(obj, int | float):
         return obj
     if isinstance(obj, list):
-        return [from_json(v, f"{path}[{i}]") for i, v in enumerate(obj)]
+        return [_from_json(v, f"{path}[{i}]", depth + 1, max_depth) for i, v in enumerate(obj)]
     if not isinstance(obj, dict):
         raise _fail(f"{type(obj).__name__} is not JSON", path)
     name = obj.get("type")
@@ -234,10 +300,11 @@ def from_json(obj: Any, path: str = "$") -> Any:
         return make([conv(a, f"{path}.args[{i}]") for i, a in enumerate(args)])
     if name == "Array":
         etype = _container_type(obj, "elem_type", path)
-        items = [from_json(v, f"{path}[{i}]") for i, v in enumerate(_args(obj, path))]
+        items = [_from_json(v, f"{path}[{i}]", depth + 1, max_depth)
+                 for i, v in enumerate(_args(obj, path))]
         return gt.TypedArray(etype, items) if etype.is_typed else items
     if name == "Dictionary":
-        return _dictionary(obj, path)
+        return _dictionary(obj, path, depth, max_depth)
     if name == "PackedByteArray":
         args = _args(obj, path)
         try:
@@ -254,24 +321,29 @@ def from_json(obj: Any, path: str = "$") -> Any:
         args = _args(obj, path, factor=cls.width)
         conv = _integer if cls.kind == "i" else _real
         values = [conv(a, f"{path}.args[{i}]") for i, a in enumerate(args)]
+        # vector arrays keep double precision: the encoder narrows them unless the target
+        # is a real_t=double build
+        wide = cls.width > 1 and cls is not gt.PackedColorArray
         try:
-            return cls(values)
+            return cls(values, itemsize=8 if wide else None)
         except (OverflowError, ValueError) as e:
             raise _fail(f"{name} value out of range ({e})", path) from None
     if name == "RID":
         args = obj.get("args", [0])
-        return gt.RID(_integer(args[0], f"{path}.args[0]") if args else 0)
+        if not isinstance(args, list) or len(args) > 1:
+            raise _fail("RID args are [id] or absent", path)
+        return gt.RID(_id64(args[0], f"{path}.args[0]") if args else 0)
     if name == "Callable":
         return gt.Callable()
     if name == "Signal":
         args = obj.get("args", ["", 0])
-        if len(args) != 2 or not isinstance(args[0], str):
+        if not isinstance(args, list) or len(args) != 2 or not isinstance(args[0], str):
             raise _fail("Signal args are [name, object_id]", path)
-        return gt.Signal(args[0], _integer(args[1], f"{path}.args[1]"))
-    if name in ("Nil", "bool", "int", "float", "String", "StringName", "NodePath", "Object"):
+        return gt.Signal(args[0], _id64(args[1], f"{path}.args[1]"))
+    if name in ("Nil", "bool", "int", "float", "String", "StringName", "NodePath"):
         raise _fail(f'"{name}" is written as a JSON literal or a prefixed string, not an '
                     "object", path)
-    return _object(obj, name, path)
+    return _object(obj, name, path, depth, max_depth)
 
 
 def _from_string(s: str, path: str) -> Any:
@@ -286,7 +358,7 @@ def _from_string(s: str, path: str) -> Any:
                 raise _fail(f"{s!r} is not an integer", path) from None
         if prefix == "f":
             try:
-                return float(rest)
+                return parse_float_text(rest)
             except ValueError:
                 raise _fail(f"{s!r} is not a number", path) from None
         if prefix == "sn":
@@ -296,7 +368,7 @@ def _from_string(s: str, path: str) -> Any:
     raise _fail(f"string {s!r} has no type prefix (i:, f:, s:, sn: or np:)", path)
 
 
-def _dictionary(obj: dict[str, Any], path: str) -> Any:
+def _dictionary(obj: dict[str, Any], path: str, depth: int, max_depth: int) -> Any:
     from gameserde.godot.decoder import build_dictionary
 
     ktype = _container_type(obj, "key_type", path)
@@ -304,12 +376,13 @@ def _dictionary(obj: dict[str, Any], path: str) -> Any:
     args = _args(obj, path, factor=2)
     pairs = []
     for i in range(0, len(args), 2):
-        key = from_json(args[i], f"{path}[<key {i // 2}>]")
-        pairs.append((key, from_json(args[i + 1], f"{path}.args[{i + 1}]")))
+        key = _from_json(args[i], f"{path}[<key {i // 2}>]", depth + 1, max_depth)
+        pairs.append((key, _from_json(args[i + 1], f"{path}.args[{i + 1}]", depth + 1,
+                                      max_depth)))
     return build_dictionary(pairs, ktype, vtype)
 
 
-def _object(obj: dict[str, Any], class_name: str, path: str) -> Any:
+def _object(obj: dict[str, Any], class_name: str, path: str, depth: int, max_depth: int) -> Any:
     props = obj.get("props")
     if not isinstance(props, list) or len(props) % 2:
         raise _fail(f'object of class {class_name} needs a "props" array of name/value pairs',
@@ -319,12 +392,9 @@ def _object(obj: dict[str, Any], class_name: str, path: str) -> Any:
         name = props[i]
         if not isinstance(name, str):
             raise _fail(f"property name {name!r} is not a string", f"{path}.props[{i}]")
-        values[name] = from_json(props[i + 1], f"{path}.{name}")
+        values[name] = _from_json(props[i + 1], f"{path}.{name}", depth + 1, max_depth)
     if class_name == "EncodedObjectAsID" and list(values) == ["object_id"]:
-        oid = values["object_id"]
-        if not isinstance(oid, int):
-            raise _fail("object_id must be an int", path)
-        return gt.EncodedObjectAsID(oid)
+        return gt.EncodedObjectAsID(_id64(values["object_id"], f"{path}.object_id"))
     return gt.Object(class_name, values)
 
 

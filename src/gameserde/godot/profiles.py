@@ -119,3 +119,10 @@ TYPED_VALUE_SHIFT = 18
 KIND_NONE, KIND_BUILTIN, KIND_CLASS_NAME, KIND_SCRIPT = 0, 1, 2, 3
 ENCODED_OBJECT_AS_ID = "EncodedObjectAsID"
 MAX_DEPTH = 1024
+MAX_DEPTH_LIMIT = 100_000
+"""The largest ``max_depth`` accepted: deeper nesting would cost too much stack to unwind."""
+
+
+def check_max_depth(max_depth: int) -> None:
+    if not 0 <= max_depth <= MAX_DEPTH_LIMIT:
+        raise ValueError(f"max_depth must be between 0 and {MAX_DEPTH_LIMIT}, got {max_depth}")

@@ -225,6 +225,8 @@ def _strict_hash(self: tuple[Any, ...]) -> int:
     return hash((type(self).__name__, *self))
 
 
+_MATH_SET = frozenset(MATH_TYPES)
+
 for _cls in MATH_TYPES:
     _cls.__eq__ = _strict_eq  # type: ignore[method-assign]
     _cls.__ne__ = _strict_ne  # type: ignore[method-assign]
@@ -380,12 +382,20 @@ def godot_key(value: Any) -> Any:
     and compares Arrays and Dictionaries by content.
     """
     t = type(value)
+    if t is float and value != value:
+        return ("float", "nan")  # the engine's hash_compare treats every NaN as equal
     if t is bool or t is int or t is float:
         return (t.__name__, value)
+    if isinstance(value, tuple) and t in _MATH_SET:
+        return (t.__name__, tuple(godot_key(c) if isinstance(c, float | tuple) else c
+                                  for c in value))
     if isinstance(value, str):
         return ("str", str(value))
+    if isinstance(value, PackedArray | bytes):
+        return (t.__name__, value.tobytes() if isinstance(value, PackedArray) else value)
     if isinstance(value, list):
-        return ("list", tuple(godot_key(v) for v in value))
+        kind = "PackedStringArray" if t is PackedStringArray else "list"
+        return (kind, tuple(godot_key(v) for v in value))
     if isinstance(value, dict):
         return ("dict", tuple((godot_key(k), godot_key(v)) for k, v in value.items()))
     if isinstance(value, Dictionary):
@@ -521,11 +531,14 @@ class PackedArray:
             self.array: Any = arr.reshape(-1, self.width) if self.width > 1 else arr.reshape(-1)
         else:
             flat: list[Any] = []
-            for v in values:
-                if self.width > 1:
+            for v in values:  # elements, or their components one after another
+                if isinstance(v, tuple | list):
                     flat.extend(v)
                 else:
                     flat.append(v)
+            if len(flat) % self.width:
+                raise ValueError(f"{type(self).__name__} needs a multiple of {self.width} "
+                                 f"components, got {len(flat)}")
             self.array = _array.array(_ARRAY_CODES[(self.kind, size)], flat)
 
     @classmethod
@@ -555,7 +568,8 @@ class PackedArray:
         size = itemsize or self.element_size
         np = numpy
         if np is not None and not isinstance(self.array, _array.array):
-            return bytes(np.ascontiguousarray(self.array, dtype=f"<{self.kind}{size}").data)
+            with np.errstate(over="ignore"):  # past float32's range is infinity, as in C
+                return bytes(np.ascontiguousarray(self.array, dtype=f"<{self.kind}{size}").data)
         arr = self.array
         if arr.itemsize != size:
             arr = _array.array(_ARRAY_CODES[(self.kind, size)], arr)
