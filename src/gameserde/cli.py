@@ -2,6 +2,7 @@
 
     gameserde decode FORMAT FILE|-      binary to JSON (pretty on a terminal, compact when piped)
     gameserde encode FORMAT FILE|- -o OUT   JSON to binary
+    gameserde verify FORMAT FILE|-      check that binary data is sound (exit 1 if not)
     gameserde inspect FORMAT FILE|-     annotated byte map
 
 Each format adds its own options; ``gameserde VERB FORMAT --help`` lists them.
@@ -21,11 +22,14 @@ from gameserde.errors import GameserdeError
 
 FORMATS = {
     "godot": ("gameserde.godot.cli", "Godot Variant binary (var_to_bytes, store_var, packets)"),
+    "flatbuffers": ("gameserde.flatbuffers.cli", "FlatBuffers with a .fbs schema read at run "
+                    "time"),
 }
 
 VERBS = {
     "decode": "decode binary data to JSON",
     "encode": "encode JSON to binary data",
+    "verify": "check that binary data is sound; exit status 1 and the reason if it is not",
     "inspect": "print an annotated byte map (offset, bytes, path, type, value)",
 }
 
@@ -53,6 +57,9 @@ def build_parser() -> argparse.ArgumentParser:
         vp = verbs.add_parser(verb, help=help_text, description=help_text)
         formats = vp.add_subparsers(dest="format", metavar="FORMAT", required=True)
         for fmt, (_, fmt_help) in FORMATS.items():
+            module = _format_module(fmt)
+            if verb not in module.VERBS:
+                continue
             fp = formats.add_parser(fmt, help=fmt_help,
                                     description=f"{VERBS[verb]}: {fmt_help}",
                                     formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -60,13 +67,13 @@ def build_parser() -> argparse.ArgumentParser:
                             help="input file, or - for standard input")
             fp.add_argument("-o", "--output", metavar="OUT",
                             help="output file (default: standard output)")
-            if verb == "decode":
+            if verb == "decode" and module.JSON_VALUES:
                 style = fp.add_mutually_exclusive_group()
                 style.add_argument("--pretty", dest="pretty", action="store_true",
                                    default=None, help="indent the JSON (default on a terminal)")
                 style.add_argument("--compact", dest="pretty", action="store_false",
                                    help="one-line JSON (default when piped or written to a file)")
-            _format_module(fmt).add_arguments(verb, fp)
+            module.add_arguments(verb, fp)
     return parser
 
 
@@ -95,16 +102,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         data = _read_input(args.input)
         if args.verb == "decode":
             value = module.decode(args, data)
-            pretty = args.pretty
-            if pretty is None:
-                pretty = args.output in (None, "-") and sys.stdout.isatty()
-            _write_output(args.output, dumps(value, pretty=pretty), stdout)
+            if isinstance(value, bytes):  # the format's own JSON text (flatc's, for example)
+                _write_output(args.output, value, stdout)
+            else:
+                pretty = args.pretty
+                if pretty is None:
+                    pretty = args.output in (None, "-") and sys.stdout.isatty()
+                _write_output(args.output, dumps(value, pretty=pretty), stdout)
         elif args.verb == "encode":
             if args.output in (None, "-") and sys.stdout.isatty():
                 print(f"gameserde: {name}: refusing to write binary data to a terminal; "
                       "use -o FILE or a pipe", file=sys.stderr)
                 return 2
-            _write_output(args.output, module.encode(args, loads(data, source=name)), stdout)
+            doc = loads(data, source=name) if module.JSON_VALUES else data
+            _write_output(args.output, module.encode(args, doc), stdout)
+        elif args.verb == "verify":
+            print(f"{name}: {module.verify(args, data)}")
         else:
             _write_output(args.output, (module.inspect(args, data) + "\n").encode(), stdout)
     except GameserdeError as e:

@@ -15,6 +15,10 @@ from gameserde.godot.inspect import regions, render
 from gameserde.godot.jsonview import from_json, needs_full_objects, to_json
 from gameserde.godot.profiles import MAX_DEPTH, MAX_DEPTH_LIMIT, PROFILES, check_max_depth
 
+VERBS = ("decode", "encode", "inspect")
+JSON_VALUES = True
+"""decode returns JSON values for the CLI to write; encode receives parsed JSON."""
+
 FRAMINGS = {
     "raw": "one Variant, as var_to_bytes makes it (trailing bytes ignored)",
     "store_var": "FileAccess.store_var / StreamPeer.put_var records: 4-byte length + Variant, "
