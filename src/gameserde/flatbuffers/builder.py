@@ -32,7 +32,10 @@ across builders. :meth:`Builder.create_vector_bytes` and
 
 from __future__ import annotations
 
+import linecache
 import struct
+import textwrap
+from collections.abc import Callable
 from typing import Any, ClassVar, Final
 
 from gameserde.errors import EncodeError
@@ -347,360 +350,34 @@ class Builder:
         return self._cap - head
 
     # ----------------------------------------------------------------------- scalars
+    # prepend_<type>(x) and prepend_<type>_slot(slot, x, default) for every scalar type are
+    # generated once from _SCALARS (below the class): same code for each type but its size,
+    # alignment and packer.
 
-    def prepend_bool(self, x: bool) -> None:
-        """Prepend a ``bool`` (one byte, 0 or 1)."""
-        head = self._head - 1
-        if head < 0:
-            head = self._reserve(1) - 1
-        try:
-            self._buf[head] = _BOOL_BYTE[x]
-        except (KeyError, TypeError):
-            raise _bad_value(x, "bool") from None
-        self._head = head
-
-    def prepend_int8(self, x: int) -> None:
-        """Prepend an ``int8``."""
-        head = self._head - 1
-        if head < 0:
-            head = self._reserve(1) - 1
-        try:
-            _pack_i8(self._buf, head, x)
-        except _PACK_ERRORS:
-            raise _bad_value(x, "int8") from None
-        self._head = head
-
-    def prepend_uint8(self, x: int) -> None:
-        """Prepend a ``uint8``."""
-        head = self._head - 1
-        if head < 0:
-            head = self._reserve(1) - 1
-        try:
-            self._buf[head] = x
-        except (ValueError, TypeError):
-            raise _bad_value(x, "uint8") from None
-        self._head = head
-
-    def prepend_int16(self, x: int) -> None:
-        """Prepend an ``int16``, aligned to 2 bytes."""
-        head = (self._head & -2) - 2
-        if head < 0:
-            head = (self._reserve(4) & -2) - 2
-        try:
-            _pack_i16(self._buf, head, x)
-        except _PACK_ERRORS:
-            raise _bad_value(x, "int16") from None
-        if self._minalign < 2:
-            self._minalign = 2
-        self._head = head
-
-    def prepend_uint16(self, x: int) -> None:
-        """Prepend a ``uint16``, aligned to 2 bytes."""
-        head = (self._head & -2) - 2
-        if head < 0:
-            head = (self._reserve(4) & -2) - 2
-        try:
-            _pack_u16(self._buf, head, x)
-        except _PACK_ERRORS:
-            raise _bad_value(x, "uint16") from None
-        if self._minalign < 2:
-            self._minalign = 2
-        self._head = head
-
-    def prepend_int32(self, x: int) -> None:
-        """Prepend an ``int32``, aligned to 4 bytes."""
-        head = (self._head & -4) - 4
-        if head < 0:
-            head = (self._reserve(8) & -4) - 4
-        try:
-            _pack_i32(self._buf, head, x)
-        except _PACK_ERRORS:
-            raise _bad_value(x, "int32") from None
-        if self._minalign < 4:
-            self._minalign = 4
-        self._head = head
-
-    def prepend_uint32(self, x: int) -> None:
-        """Prepend a ``uint32``, aligned to 4 bytes."""
-        head = (self._head & -4) - 4
-        if head < 0:
-            head = (self._reserve(8) & -4) - 4
-        try:
-            _pack_u32(self._buf, head, x)
-        except _PACK_ERRORS:
-            raise _bad_value(x, "uint32") from None
-        if self._minalign < 4:
-            self._minalign = 4
-        self._head = head
-
-    def prepend_int64(self, x: int) -> None:
-        """Prepend an ``int64``, aligned to 8 bytes."""
-        head = (self._head & -8) - 8
-        if head < 0:
-            head = (self._reserve(16) & -8) - 8
-        try:
-            _pack_i64(self._buf, head, x)
-        except _PACK_ERRORS:
-            raise _bad_value(x, "int64") from None
-        if self._minalign < 8:
-            self._minalign = 8
-        self._head = head
-
-    def prepend_uint64(self, x: int) -> None:
-        """Prepend a ``uint64``, aligned to 8 bytes."""
-        head = (self._head & -8) - 8
-        if head < 0:
-            head = (self._reserve(16) & -8) - 8
-        try:
-            _pack_u64(self._buf, head, x)
-        except _PACK_ERRORS:
-            raise _bad_value(x, "uint64") from None
-        if self._minalign < 8:
-            self._minalign = 8
-        self._head = head
-
-    def prepend_float32(self, x: float) -> None:
-        """Prepend a ``float32``, aligned to 4 bytes."""
-        head = (self._head & -4) - 4
-        if head < 0:
-            head = (self._reserve(8) & -4) - 4
-        try:
-            _pack_f32(self._buf, head, x)
-        except _PACK_ERRORS:
-            raise _bad_value(x, "float32") from None
-        if self._minalign < 4:
-            self._minalign = 4
-        self._head = head
-
-    def prepend_float64(self, x: float) -> None:
-        """Prepend a ``float64``, aligned to 8 bytes."""
-        head = (self._head & -8) - 8
-        if head < 0:
-            head = (self._reserve(16) & -8) - 8
-        try:
-            _pack_f64(self._buf, head, x)
-        except _PACK_ERRORS:
-            raise _bad_value(x, "float64") from None
-        if self._minalign < 8:
-            self._minalign = 8
-        self._head = head
-
-    def prepend_bool_slot(self, slot: int, x: bool | None,
-                          default: bool | None) -> None:
-        """Prepend a ``bool`` as field ``slot`` of the open table unless it equals
-        ``default`` (see :meth:`force_defaults`; ``default=None`` = optional scalar)."""
-        if x != default or (self._force_defaults and default is not None):
-            head = self._head - 1
-            if head < 0:
-                head = self._reserve(1) - 1
-            try:
-                self._buf[head] = _BOOL_BYTE[x]
-            except (KeyError, TypeError):
-                raise _bad_value(x, "bool") from None
-            self._head = head
-            try:
-                self._vtable[slot] = self._base - head
-            except IndexError:
-                raise self._slot_error(slot) from None
-
-    def prepend_int8_slot(self, slot: int, x: int | None,
-                          default: int | None) -> None:
-        """Prepend an ``int8`` as field ``slot`` of the open table unless it equals
-        ``default`` (see :meth:`force_defaults`; ``default=None`` = optional scalar)."""
-        if x != default or (self._force_defaults and default is not None):
-            head = self._head - 1
-            if head < 0:
-                head = self._reserve(1) - 1
-            try:
-                _pack_i8(self._buf, head, x)
-            except _PACK_ERRORS:
-                raise _bad_value(x, "int8") from None
-            self._head = head
-            try:
-                self._vtable[slot] = self._base - head
-            except IndexError:
-                raise self._slot_error(slot) from None
-
-    def prepend_uint8_slot(self, slot: int, x: int | None,
-                           default: int | None) -> None:
-        """Prepend a ``uint8`` as field ``slot`` of the open table unless it equals
-        ``default`` (see :meth:`force_defaults`; ``default=None`` = optional scalar)."""
-        if x != default or (self._force_defaults and default is not None):
-            head = self._head - 1
-            if head < 0:
-                head = self._reserve(1) - 1
-            try:
-                self._buf[head] = x  # type: ignore[assignment]
-            except (ValueError, TypeError):
-                raise _bad_value(x, "uint8") from None
-            self._head = head
-            try:
-                self._vtable[slot] = self._base - head
-            except IndexError:
-                raise self._slot_error(slot) from None
-
-    def prepend_int16_slot(self, slot: int, x: int | None,
-                           default: int | None) -> None:
-        """Prepend an ``int16`` as field ``slot`` of the open table unless it equals
-        ``default`` (see :meth:`force_defaults`; ``default=None`` = optional scalar)."""
-        if x != default or (self._force_defaults and default is not None):
-            head = (self._head & -2) - 2
-            if head < 0:
-                head = (self._reserve(4) & -2) - 2
-            try:
-                _pack_i16(self._buf, head, x)
-            except _PACK_ERRORS:
-                raise _bad_value(x, "int16") from None
-            if self._minalign < 2:
-                self._minalign = 2
-            self._head = head
-            try:
-                self._vtable[slot] = self._base - head
-            except IndexError:
-                raise self._slot_error(slot) from None
-
-    def prepend_uint16_slot(self, slot: int, x: int | None,
-                            default: int | None) -> None:
-        """Prepend a ``uint16`` as field ``slot`` of the open table unless it equals
-        ``default`` (see :meth:`force_defaults`; ``default=None`` = optional scalar)."""
-        if x != default or (self._force_defaults and default is not None):
-            head = (self._head & -2) - 2
-            if head < 0:
-                head = (self._reserve(4) & -2) - 2
-            try:
-                _pack_u16(self._buf, head, x)
-            except _PACK_ERRORS:
-                raise _bad_value(x, "uint16") from None
-            if self._minalign < 2:
-                self._minalign = 2
-            self._head = head
-            try:
-                self._vtable[slot] = self._base - head
-            except IndexError:
-                raise self._slot_error(slot) from None
-
-    def prepend_int32_slot(self, slot: int, x: int | None,
-                           default: int | None) -> None:
-        """Prepend an ``int32`` as field ``slot`` of the open table unless it equals
-        ``default`` (see :meth:`force_defaults`; ``default=None`` = optional scalar)."""
-        if x != default or (self._force_defaults and default is not None):
-            head = (self._head & -4) - 4
-            if head < 0:
-                head = (self._reserve(8) & -4) - 4
-            try:
-                _pack_i32(self._buf, head, x)
-            except _PACK_ERRORS:
-                raise _bad_value(x, "int32") from None
-            if self._minalign < 4:
-                self._minalign = 4
-            self._head = head
-            try:
-                self._vtable[slot] = self._base - head
-            except IndexError:
-                raise self._slot_error(slot) from None
-
-    def prepend_uint32_slot(self, slot: int, x: int | None,
-                            default: int | None) -> None:
-        """Prepend a ``uint32`` as field ``slot`` of the open table unless it equals
-        ``default`` (see :meth:`force_defaults`; ``default=None`` = optional scalar)."""
-        if x != default or (self._force_defaults and default is not None):
-            head = (self._head & -4) - 4
-            if head < 0:
-                head = (self._reserve(8) & -4) - 4
-            try:
-                _pack_u32(self._buf, head, x)
-            except _PACK_ERRORS:
-                raise _bad_value(x, "uint32") from None
-            if self._minalign < 4:
-                self._minalign = 4
-            self._head = head
-            try:
-                self._vtable[slot] = self._base - head
-            except IndexError:
-                raise self._slot_error(slot) from None
-
-    def prepend_int64_slot(self, slot: int, x: int | None,
-                           default: int | None) -> None:
-        """Prepend an ``int64`` as field ``slot`` of the open table unless it equals
-        ``default`` (see :meth:`force_defaults`; ``default=None`` = optional scalar)."""
-        if x != default or (self._force_defaults and default is not None):
-            head = (self._head & -8) - 8
-            if head < 0:
-                head = (self._reserve(16) & -8) - 8
-            try:
-                _pack_i64(self._buf, head, x)
-            except _PACK_ERRORS:
-                raise _bad_value(x, "int64") from None
-            if self._minalign < 8:
-                self._minalign = 8
-            self._head = head
-            try:
-                self._vtable[slot] = self._base - head
-            except IndexError:
-                raise self._slot_error(slot) from None
-
-    def prepend_uint64_slot(self, slot: int, x: int | None,
-                            default: int | None) -> None:
-        """Prepend a ``uint64`` as field ``slot`` of the open table unless it equals
-        ``default`` (see :meth:`force_defaults`; ``default=None`` = optional scalar)."""
-        if x != default or (self._force_defaults and default is not None):
-            head = (self._head & -8) - 8
-            if head < 0:
-                head = (self._reserve(16) & -8) - 8
-            try:
-                _pack_u64(self._buf, head, x)
-            except _PACK_ERRORS:
-                raise _bad_value(x, "uint64") from None
-            if self._minalign < 8:
-                self._minalign = 8
-            self._head = head
-            try:
-                self._vtable[slot] = self._base - head
-            except IndexError:
-                raise self._slot_error(slot) from None
-
-    def prepend_float32_slot(self, slot: int, x: float | None,
-                             default: float | None) -> None:
-        """Prepend a ``float32`` as field ``slot`` of the open table unless it equals
-        ``default`` (see :meth:`force_defaults`; ``default=None`` = optional scalar)."""
-        if x != default or (self._force_defaults and default is not None):
-            head = (self._head & -4) - 4
-            if head < 0:
-                head = (self._reserve(8) & -4) - 4
-            try:
-                _pack_f32(self._buf, head, x)
-            except _PACK_ERRORS:
-                raise _bad_value(x, "float32") from None
-            if self._minalign < 4:
-                self._minalign = 4
-            self._head = head
-            try:
-                self._vtable[slot] = self._base - head
-            except IndexError:
-                raise self._slot_error(slot) from None
-
-    def prepend_float64_slot(self, slot: int, x: float | None,
-                             default: float | None) -> None:
-        """Prepend a ``float64`` as field ``slot`` of the open table unless it equals
-        ``default`` (see :meth:`force_defaults`; ``default=None`` = optional scalar)."""
-        if x != default or (self._force_defaults and default is not None):
-            head = (self._head & -8) - 8
-            if head < 0:
-                head = (self._reserve(16) & -8) - 8
-            try:
-                _pack_f64(self._buf, head, x)
-            except _PACK_ERRORS:
-                raise _bad_value(x, "float64") from None
-            if self._minalign < 8:
-                self._minalign = 8
-            self._head = head
-            try:
-                self._vtable[slot] = self._base - head
-            except IndexError:
-                raise self._slot_error(slot) from None
-
-    prepend_byte = prepend_uint8
-    prepend_byte_slot = prepend_uint8_slot
+    prepend_bool: Callable[[bool], None]
+    prepend_int8: Callable[[int], None]
+    prepend_uint8: Callable[[int], None]
+    prepend_int16: Callable[[int], None]
+    prepend_uint16: Callable[[int], None]
+    prepend_int32: Callable[[int], None]
+    prepend_uint32: Callable[[int], None]
+    prepend_int64: Callable[[int], None]
+    prepend_uint64: Callable[[int], None]
+    prepend_float32: Callable[[float], None]
+    prepend_float64: Callable[[float], None]
+    prepend_byte: Callable[[int], None]
+    prepend_bool_slot: Callable[[int, bool | None, bool | None], None]
+    prepend_int8_slot: Callable[[int, int | None, int | None], None]
+    prepend_uint8_slot: Callable[[int, int | None, int | None], None]
+    prepend_int16_slot: Callable[[int, int | None, int | None], None]
+    prepend_uint16_slot: Callable[[int, int | None, int | None], None]
+    prepend_int32_slot: Callable[[int, int | None, int | None], None]
+    prepend_uint32_slot: Callable[[int, int | None, int | None], None]
+    prepend_int64_slot: Callable[[int, int | None, int | None], None]
+    prepend_uint64_slot: Callable[[int, int | None, int | None], None]
+    prepend_float32_slot: Callable[[int, float | None, float | None], None]
+    prepend_float64_slot: Callable[[int, float | None, float | None], None]
+    prepend_byte_slot: Callable[[int, int | None, int | None], None]
 
     # -------------------------------------------------------------------- references
 
@@ -1058,3 +735,69 @@ class Builder:
                              file_identifier: bytes | str | None = None) -> None:
         """Like :meth:`finish`, with a uint32 length prefix (the size of the rest)."""
         self._finish(root, file_identifier, True)
+
+
+# ---------------------------------------------------------------------------------------------
+# The scalar methods, generated once: (type, size = alignment, statement that stores x at head,
+# the exceptions that mean x does not fit the type).
+
+_SCALARS: Final = (
+    ("bool", 1, "self._buf[head] = _BOOL_BYTE[x]", "(KeyError, TypeError)"),
+    ("int8", 1, "_pack_i8(self._buf, head, x)", "_PACK_ERRORS"),
+    ("uint8", 1, "self._buf[head] = x", "(ValueError, TypeError)"),
+    ("int16", 2, "_pack_i16(self._buf, head, x)", "_PACK_ERRORS"),
+    ("uint16", 2, "_pack_u16(self._buf, head, x)", "_PACK_ERRORS"),
+    ("int32", 4, "_pack_i32(self._buf, head, x)", "_PACK_ERRORS"),
+    ("uint32", 4, "_pack_u32(self._buf, head, x)", "_PACK_ERRORS"),
+    ("int64", 8, "_pack_i64(self._buf, head, x)", "_PACK_ERRORS"),
+    ("uint64", 8, "_pack_u64(self._buf, head, x)", "_PACK_ERRORS"),
+    ("float32", 4, "_pack_f32(self._buf, head, x)", "_PACK_ERRORS"),
+    ("float64", 8, "_pack_f64(self._buf, head, x)", "_PACK_ERRORS"),
+)
+
+
+def _scalar_methods_source() -> str:
+    """Source of prepend_<type> and prepend_<type>_slot for every scalar type."""
+    parts = []
+    for name, size, store, errors in _SCALARS:
+        if size == 1:
+            locate = "head = self._head - 1\nif head < 0:\n    head = self._reserve(1) - 1\n"
+            align = ""
+        else:
+            locate = (f"head = (self._head & -{size}) - {size}\nif head < 0:\n"
+                      f"    head = (self._reserve({2 * size}) & -{size}) - {size}\n")
+            align = f"if self._minalign < {size}:\n    self._minalign = {size}\n"
+        write = (f"{locate}try:\n    {store}\nexcept {errors}:\n"
+                 f"    raise _bad_value(x, {name!r}) from None\n{align}self._head = head\n")
+        record = ("try:\n    self._vtable[slot] = self._base - head\nexcept IndexError:\n"
+                  "    raise self._slot_error(slot) from None\n")
+        parts.append(f"def prepend_{name}(self, x):\n" + textwrap.indent(write, "    "))
+        parts.append(f"def prepend_{name}_slot(self, slot, x, default):\n"
+                     "    if x != default or (self._force_defaults and default is not None):\n"
+                     + textwrap.indent(write + record, "        "))
+    return "\n".join(parts)
+
+
+def _install_scalar_methods() -> None:
+    source = _scalar_methods_source()
+    filename = "<gameserde.flatbuffers.builder: scalar methods>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    namespace: dict[str, Any] = {}
+    exec(compile(source, filename, "exec"), globals(), namespace)
+    for name, size, _, _ in _SCALARS:
+        article = "an" if name[0] in "aeiou" else "a"
+        aligned = f", aligned to {size} bytes" if size > 1 else ""
+        plain = namespace[f"prepend_{name}"]
+        plain.__doc__ = f"Prepend {article} ``{name}``{aligned}."
+        slot = namespace[f"prepend_{name}_slot"]
+        slot.__doc__ = (f"Prepend {article} ``{name}`` as field ``slot`` of the open table "
+                        "unless it equals ``default`` (see :meth:`force_defaults`; "
+                        "``default=None`` = optional scalar).")
+        for func in (plain, slot):
+            func.__qualname__ = f"Builder.{func.__name__}"
+            setattr(Builder, func.__name__, func)
+    Builder.prepend_byte = Builder.prepend_uint8
+    Builder.prepend_byte_slot = Builder.prepend_uint8_slot
+
+
+_install_scalar_methods()
