@@ -3,7 +3,9 @@
 * ``random_schema(rnd) -> (fbs_text, root_name)``: a schema flatc 25.12.19 accepts (for
   ``-b``): enums (plain and ``bit_flags``), structs (nested, fixed arrays, ``force_align``,
   ``key``), tables with scalars of every type and defaults, optional scalars, strings
-  (``shared``), structs, sub-tables, vectors of everything, unions of tables/structs/strings,
+  (``shared``), structs, sub-tables, vectors of everything, unions of tables/structs/strings
+  (single and vectors of unions), 64-bit offsets (``offset64`` strings and vectors,
+  ``vector64``),
   ``deprecated``, ``id``, ``key``, ``required``, ``original_order``, ``force_align`` vectors.
 * ``random_value(rnd, schema, root)``: a dict for table ``root`` of the loaded
   :class:`~gameserde.flatbuffers.FbsSchema` (keys in random order; enums as names or ints).
@@ -181,7 +183,7 @@ class _Gen:
                 return name, rnd.choice(["", f" = {names[0]}"]), False
             return name, f" = {rnd.choice(names)}", False
         if r < 0.55:
-            return "string", rnd.choice(["", " (shared)", " (required)"]), False
+            return "string", rnd.choice(["", " (shared)", " (required)", " (offset64)"]), False
         if r < 0.63 and self.structs:
             return rnd.choice(self.structs), "", False
         if r < 0.7:
@@ -191,13 +193,16 @@ class _Gen:
         elem_r = rnd.random()
         if elem_r < 0.4:
             elem = rnd.choice(SCALAR_TYPES)
-            attrs = rnd.choice(["", "", f" (force_align: {rnd.choice([8, 16])})"])
+            attrs = rnd.choice(["", "", f" (force_align: {rnd.choice([8, 16])})",
+                                " (offset64)", " (vector64)"])
         elif elem_r < 0.5 and self.enums:
             elem, attrs = rnd.choice(self.enums)[0], ""
         elif elem_r < 0.65:
             elem, attrs = "string", ""
         elif elem_r < 0.8 and self.structs:
-            elem, attrs = rnd.choice(self.structs), ""
+            elem, attrs = rnd.choice(self.structs), rnd.choice(["", "", " (vector64)"])
+        elif elem_r < 0.88 and self.unions:
+            return f"[{rnd.choice(self.unions)}]", "", True  # a vector of unions
         else:
             elem, attrs = rnd.choice(tables), ""
         return f"[{elem}]", attrs, False
@@ -330,6 +335,19 @@ def random_value(rnd: random.Random, schema: FbsSchema, root: str, depth: int = 
         if not (f.required or rnd.random() < (0.7 if depth < 2 else 0.3)):
             continue
         t = f.type
+        if "flatbuffers.union_type_field" in a and isinstance(t, List):
+            pair = _union_vector_value(rnd, schema, t, depth)
+            if pair is None:
+                continue
+            tags, vals = pair
+            tf = a["flatbuffers.union_type_field"]
+            if rnd.random() < 0.9:  # flatc needs the type vector first (else it fails)
+                out[tf] = tags
+                out[f.name] = vals
+            else:
+                out[f.name] = vals
+                out[tf] = tags
+            continue
         if "flatbuffers.union_type_field" in a:
             assert isinstance(t, Ref)
             u = schema.types[t.name]
@@ -362,8 +380,45 @@ def random_value(rnd: random.Random, schema: FbsSchema, root: str, depth: int = 
     items = list(out.items())
     if rnd.random() < 0.5:
         # keep union pairs adjacent is not needed: flatc looks the type up either way
+        # (except for vectors of unions, whose type vector must come first: mostly kept)
         rnd.shuffle(items)
     return dict(items)
+
+
+def _union_vector_value(rnd: random.Random, schema: FbsSchema, t: List, depth: int
+                        ) -> tuple[list[Any], list[Any]] | None:
+    """(type vector, value vector) for a vector of unions, or None to leave it out."""
+    el = t.element
+    assert isinstance(el, Ref)
+    u = schema.types[el.name]
+    assert isinstance(u, Union)
+    members = list(u.members.items())
+    if depth >= 3:
+        members = [m for m in members if not _is_table(schema, m[1][1])]
+    n = rnd.randint(0, 4 if depth < 2 else 2) if members else 0
+    if depth >= 3 and n == 0 and rnd.random() < 0.5:
+        return None
+    tags: list[Any] = []
+    vals: list[Any] = []
+    for _ in range(n):
+        mname, (tag, mt) = rnd.choice(members)
+        tags.append(rnd.choice([mname, tag]))
+        if isinstance(mt, String):
+            vals.append(_string(rnd))
+        else:
+            assert isinstance(mt, Ref)
+            named = schema.types[mt.name]
+            assert isinstance(named, Record)
+            vals.append(_struct_value(rnd, schema, mt.name) if named.kind == "struct"
+                        else random_value(rnd, schema, mt.name, depth + 1))
+    return tags, vals
+
+
+def _is_table(schema: FbsSchema, t: ModelType) -> bool:
+    if not isinstance(t, Ref):
+        return False
+    named = schema.types[t.name]
+    return isinstance(named, Record) and named.kind == "table"
 
 
 _SKIP: Any = object()

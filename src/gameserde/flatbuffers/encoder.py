@@ -24,9 +24,9 @@ with one precompiled ``struct.Struct``; scalar vectors with one ``struct.pack``;
 tables/strings compute all their uoffsets at once (``create_vector_bytes``). Only the public
 :class:`Builder` API is used.
 
-flatc quirks replayed (found with the differential tests; the first and last only by
-:func:`from_json` — :func:`encode` takes a union's type from its own ``_type`` key wherever
-it is):
+flatc quirks replayed (found with the differential tests; the union tag rules and the
+bare-identifier rules only by :func:`from_json` — :func:`encode` takes a union's type from
+its own ``_type`` key wherever it is):
 
 * a union value takes its type from the ``_type`` field *of the same union type* with the
   highest id among the fields already parsed in the table (not necessarily its own), else
@@ -36,12 +36,30 @@ it is):
   builds the struct in place and pops it), so a struct value pads the buffer when it is read;
 * bare identifiers on plain integer fields must be qualified (``Color.Red``); on enum fields
   they must not be; ``true``/``false`` only for bools; hex numbers for floats need a ``p``
-  exponent; nested flatbuffers given as byte arrays need ``--json-nested-bytes`` (rejected).
+  exponent; nested flatbuffers given as byte arrays need ``--json-nested-bytes`` (rejected);
+* a vector of unions ``uv`` takes its tags from the type vector *of the same union* with the
+  highest id among the fields already parsed (usually ``uv_type``), with no look-ahead: a
+  non-empty ``uv`` before any such type vector is ``missing type field``; a type vector
+  shorter than ``uv`` is an error, a longer one is fine; ``NONE`` elements are illegal.
+  :func:`encode` uses the value's own ``uv_type`` (a list of names/ints, or bytes);
+* ``hash`` fields (``fnv1_32``/``fnv1a_32`` on 32-bit, ``fnv1_64``/``fnv1a_64`` on 64-bit
+  integer fields of tables and structs, and vectors of them) store a string, or a bare
+  identifier such as ``true``, as its FNV hash (flatbuffers' ``hash.h``: the 64-bit offset
+  basis is ``0xcbf29ce484222645``, not FNV's), cut at the first NUL and wrapped to signed
+  types; numbers are stored as they are; 16-bit fields are not hashed;
+* 64-bit offsets: flatc -b uses its 32-bit builder, so ``offset64``/``vector64`` data is
+  written in document order like everything else (not gathered at the end of the buffer);
+  the table slot is an 8-byte offset written after ``Align(8)`` (size class 4 for
+  ``offset64``, 8 for ``vector64``); an ``offset64`` string/vector has its usual 32-bit
+  length; a ``vector64`` vector is started as a 32-bit one (4-byte aligned) and ends with
+  ``Align(8)`` and an 8-byte length, so when its data does not end 8-aligned flatc puts 4
+  padding bytes between length and data (readers then see the elements shifted by one):
+  replayed as is, and so is flatc's sort of a keyed ``vector64`` of structs, which runs
+  over the bytes 4 after the length field (as if the vector were 32-bit).
 
-Not supported (raise :class:`EncodeError`): vectors of unions, ``flexbuffer`` fields given as
-JSON values (bytes/lists of ubytes are accepted by :func:`encode`), ``hash`` fields given as
-strings, 64-bit offsets (``offset64``/``vector64``), ``key`` fields of struct type in tables.
-A ``key`` that is a fixed array in a struct sorts by its first element only.
+Not supported (raise :class:`EncodeError`): ``flexbuffer`` fields given as JSON values
+(bytes/lists of ubytes are accepted by :func:`encode`), ``key`` fields of struct type in
+tables. A ``key`` that is a fixed array in a struct sorts by its first element only.
 """
 
 from __future__ import annotations
@@ -88,7 +106,7 @@ _LIMITS = {"b": (-128, 127), "B": (0, 255), "h": (-32768, 32767), "H": (0, 65535
 _F32 = struct.Struct("<f")
 
 # field kinds
-_K_INT, _K_FLOAT, _K_STRUCT, _K_STRING, _K_VECTOR, _K_TABLE, _K_UNION = range(7)
+_K_INT, _K_FLOAT, _K_STRUCT, _K_STRING, _K_VECTOR, _K_TABLE, _K_UNION, _K_UVEC = range(8)
 
 _HEX_INT = re.compile(r"[+-]?0[xX][0-9a-fA-F]+\Z")
 _DEC_INT = re.compile(r"[+-]?[0-9]+\Z")
@@ -190,6 +208,50 @@ def _int_converter(fmt: str, enum: Enum | None,
             raise _err(f"invalid number: \"{x}\", constant does not fit [{lo}; {hi}]")
         return x
     return conv
+
+
+def _fnv(data: bytes, bits: int, alternate: bool) -> int:
+    """FNV-1 (``alternate``: FNV-1a) of ``data``, as flatbuffers' ``hash.h``."""
+    if bits == 32:
+        h, prime, mask = 2166136261, 16777619, 0xFFFFFFFF
+    else:
+        # flatbuffers' hash.h has this offset basis (FNV's own is ...2325)
+        h, prime, mask = 0xCBF29CE484222645, 1099511628211, 0xFFFFFFFFFFFFFFFF
+    if alternate:
+        for c in data:
+            h = ((h ^ c) * prime) & mask
+    else:
+        for c in data:
+            h = ((h * prime) & mask) ^ c
+    return h
+
+
+_HASHES = {"fnv1_32": (32, False), "fnv1a_32": (32, True),
+           "fnv1_64": (64, False), "fnv1a_64": (64, True)}
+
+
+def _hash_converter(sc: _Scalar, function: str) -> _Scalar:
+    """``sc`` for a field with ``(hash: function)``: a string (or a bare identifier in
+    flatc's JSON) is stored as its hash, cut at the first NUL as flatc's C string is and
+    wrapped to the field's type; numbers convert as usual. flatc only hashes 32- and 64-bit
+    fields with a function of their width (others parse as plain integers)."""
+    spec = _HASHES.get(function)
+    if spec is None or spec[0] != sc.size * 8 or sc.fmt not in "iIqQ":
+        return sc
+    bits, alternate = spec
+    signed = sc.fmt in "iq"
+    base = sc.conv
+
+    def conv(v: Any) -> Any:
+        if isinstance(v, str) and (not isinstance(v, Bare) or v[:1].isalpha()
+                                   or v[:1] == "_"):
+            data = v.encode("utf-8", "surrogatepass").split(b"\0", 1)[0]
+            h = _fnv(data, bits, alternate)
+            if signed and h >= 1 << (bits - 1):
+                h -= 1 << bits
+            return h
+        return base(v)
+    return _Scalar(conv, sc.fmt, sc.size)
 
 
 def _float_converter(bits: int) -> Callable[[Any], float]:
@@ -303,6 +365,7 @@ class _FieldPlan:
         "kind",
         "name",
         "nested",
+        "offset64",
         "optional",
         "required",
         "scalar",
@@ -315,6 +378,7 @@ class _FieldPlan:
         "union_field",
         "vec_kind",
         "vec_scalar",
+        "vector64",
     )
 
     def __init__(self, name: str) -> None:
@@ -340,6 +404,8 @@ class _FieldPlan:
         self.vec_scalar: _Scalar | None = None
         self.elem: Any = None  # struct plan / table name for vectors
         self.elem_plan: _TablePlan | None = None  # the table plan of a vector of tables
+        self.offset64 = False  # referenced by a 64-bit offset (offset64/vector64)
+        self.vector64 = False  # a vector with a 64-bit length (vector64)
 
 
 class _TablePlan:
@@ -416,9 +482,12 @@ class _Plans:
         pos = 0
         count = 0
 
-        def emit(t: ModelType, offset: int) -> Callable[[Any, list[Any]], None]:
+        def emit(t: ModelType, offset: int,
+                 hash_fn: Any = None) -> Callable[[Any, list[Any]], None]:
             nonlocal pos, count
             sc = self.scalar(t)
+            if sc is not None and isinstance(hash_fn, str):
+                sc = _hash_converter(sc, hash_fn)
             if sc is not None:
                 if offset > pos:
                     fmt.append(f"{offset - pos}x")
@@ -480,7 +549,7 @@ class _Plans:
                 sc = self.scalar(f.type)
                 plan.key_index = count
                 plan.key_scalar = sc is not None
-            plan.fields.append((f.name, emit(f.type, fl.offset)))
+            plan.fields.append((f.name, emit(f.type, fl.offset, f.attributes.get("hash"))))
         if layout.size > pos:
             fmt.append(f"{layout.size - pos}x")
         plan.packer = struct.Struct("".join(fmt))
@@ -520,7 +589,7 @@ class _Plans:
         plan.nfields = max((f.id or 0) for f in rec.fields) + 1 if rec.fields else 0
         plan.order = tuple(plan.by_name[n] for n in self.schema.binary_field_order(rec.name))
         plan.required = tuple(f.name for f in rec.fields if f.required)
-        plan.has_union = any(f.kind == _K_UNION for f in plan.fields)
+        plan.has_union = any(f.kind in (_K_UNION, _K_UVEC) for f in plan.fields)
         return plan
 
     def _field(self, rec: Record, f: ModelField) -> _FieldPlan:
@@ -536,9 +605,8 @@ class _Plans:
         fp.force_align = int(fa) if isinstance(fa, int) else 0
         t = f.type
         fp.optional = isinstance(t, Optional)
-        if a.get("flatbuffers.offset64"):
-            raise _err(f"64-bit offsets (offset64/vector64) are not supported: "
-                       f"{rec.name}.{f.name}")
+        fp.offset64 = bool(a.get("flatbuffers.offset64"))
+        fp.vector64 = bool(a.get("vector64"))
         if "flatbuffers.union_type_of" in a:
             u = self.schema.types[a["flatbuffers.union"]]
             assert isinstance(u, Union)
@@ -547,16 +615,22 @@ class _Plans:
             names[u.attributes.get("flatbuffers.none", "NONE")] = 0
             enum = Enum(u.name, Int(8, False), names)
             fp.scalar = _Scalar(_int_converter("B", enum), "B", 1)
+            if isinstance(t, List):  # the type vector of a vector of unions
+                fp.kind = _K_VECTOR
+                fp.vec_kind = _K_INT
+                fp.vec_scalar = fp.scalar
+                return fp
             fp.kind = _K_INT
             fp.default = 0
             fp.add = Builder.prepend_uint8_slot
             return fp
         if "flatbuffers.union_type_field" in a:
-            assert isinstance(t, Ref)
-            u = self.schema.types[t.name]
-            if not isinstance(u, Union):
-                raise _err(f"vectors of unions are not supported: {rec.name}.{f.name}")
-            fp.kind = _K_UNION
+            is_vector = isinstance(t, List)
+            ref = t.element if isinstance(t, List) else t
+            assert isinstance(ref, Ref)
+            u = self.schema.types[ref.name]
+            assert isinstance(u, Union)
+            fp.kind = _K_UVEC if is_vector else _K_UNION
             fp.union = u
             fp.union_field = a["flatbuffers.union_type_field"]
             names = {n: v for n, (v, _) in u.members.items()}
@@ -564,6 +638,9 @@ class _Plans:
             fp.scalar = _Scalar(_int_converter("B", Enum(u.name, Int(8, False), names)), "B", 1)
             return fp
         sc = self.scalar(t)
+        hash_fn = a.get("hash")
+        if sc is not None and isinstance(hash_fn, str):
+            sc = _hash_converter(sc, hash_fn)
         if sc is not None:
             fp.scalar = sc
             fp.kind = _K_FLOAT if sc.fmt in "fd" else _K_INT
@@ -592,6 +669,8 @@ class _Plans:
             fp.kind = _K_VECTOR
             el = t.element
             sc = self.scalar(el)
+            if sc is not None and isinstance(hash_fn, str):
+                sc = _hash_converter(sc, hash_fn)
             if sc is not None:
                 fp.vec_kind = _K_INT
                 fp.vec_scalar = sc
@@ -713,6 +792,7 @@ class _Encoder:
                        f"{type(value).__name__}")
         vals = [_MISSING] * len(plan.fields)
         seen: list[tuple[str, int, Any]] = []  # union _type fields parsed so far
+        seen_vec: list[tuple[str, int, Any]] = []  # union _type vectors parsed so far
         by_name = plan.by_name
         b = self.b
         for name, v in items:
@@ -750,7 +830,15 @@ class _Encoder:
                     assert f.table is not None
                     vals[f.index] = self.table(self.plans.table(f.table), v)
                 elif kind == _K_VECTOR:
+                    if f.union is not None and self.json_rules:
+                        seen_vec.append((f.union.name, f.slot, self._union_tags(f, v)))
                     vals[f.index] = self.vector(f, v)
+                elif kind == _K_UVEC:
+                    if self.json_rules:
+                        tags = self._json_union_vector_tags(f, seen_vec)
+                    else:
+                        tags = lookup.get(f.union_field)
+                    vals[f.index] = self.union_vector(f, tags, v)
                 else:
                     tag = (self._json_union_tag(plan, f, seen, lookup, name, v)
                            if self.json_rules else lookup.get(f.union_field))
@@ -780,6 +868,9 @@ class _Encoder:
                 assert f.struct is not None
                 h = b.prepend_raw(x, f.struct.align)
                 b.prepend_struct_slot(f.slot, h, 0)
+            elif f.offset64:
+                b.prep(8, 0)  # flatc's ReferTo(uoffset64_t): Align(8), then the offset
+                b.prepend_uint64_slot(f.slot, b.offset() - x + 8, 0)
             else:
                 b.prepend_uoffset_relative_slot(f.slot, x, 0)
         return b.end_object()
@@ -807,6 +898,54 @@ class _Encoder:
                 raise _err(f"cannot parse value starting with: {bad}")
             return lookup[f.union_field]
         raise _err(f"missing type field for this union value: {name}")
+
+    @staticmethod
+    def _union_tags(f: _FieldPlan, v: Any) -> list[int]:
+        """The tags of a union type vector value (empty if it is not a list: the vector
+        encoder reports that)."""
+        if not isinstance(v, (list, tuple)):
+            return []
+        assert f.scalar is not None
+        conv = f.scalar.conv
+        try:
+            return [x if type(x) is int else conv(x) for x in v]
+        except EncodeError:
+            return []
+
+    @staticmethod
+    def _json_union_vector_tags(f: _FieldPlan, seen_vec: list[tuple[str, int, Any]]) -> Any:
+        """The type vector flatc uses for the union vector ``f``: among the type vectors *of
+        the same union* parsed before it in this table, the one with the highest id; there is
+        no look-ahead (flatc fails on the first element when none was parsed)."""
+        assert f.union is not None
+        best: tuple[int, Any] | None = None
+        for union_name, slot, tags in seen_vec:
+            if union_name == f.union.name and (best is None or slot > best[0]):
+                best = (slot, tags)
+        return None if best is None else best[1]
+
+    def union_vector(self, f: _FieldPlan, tags: Any, v: Any) -> int:
+        """A vector of unions ``v`` whose tags are ``tags`` (the ``_type`` vector)."""
+        if not isinstance(v, (list, tuple)):
+            raise _err(f"expected a list, got {type(v).__name__}")
+        if not v:
+            return self._offset_vector([], f.force_align)
+        if tags is None:
+            raise _err(f"missing type field for this union value: {f.name}")
+        if not isinstance(tags, (list, tuple, bytes, bytearray)):
+            raise _err(f"expected a list of union types, got {type(tags).__name__}")
+        handles: list[int] = []
+        for i, x in enumerate(v):
+            if i >= len(tags):
+                raise _err("union types vector smaller than union values vector for: "
+                           f"{f.name}")
+            if x is None and self.json_rules:
+                raise _err("expecting: { instead got: null", f"[{i}]")
+            try:
+                handles.append(self.union_value(f, tags[i], x))
+            except EncodeError as exc:
+                raise _add(exc, f"[{i}]") from None
+        return self._offset_vector(handles, f.force_align)
 
     def string(self, v: Any, shared: bool) -> int:
         if isinstance(v, Bare):
@@ -846,6 +985,8 @@ class _Encoder:
 
     def vector(self, f: _FieldPlan, v: Any) -> int:
         vk = f.vec_kind
+        if f.vector64:
+            return self.vector64(f, v)
         if type(v) is list and not f.force_align and f.nested is None:
             b = self.b
             if vk == _K_INT:
@@ -876,6 +1017,67 @@ class _Encoder:
                 if tp.key is None and not (self.json_rules and tp.has_union):
                     return self._table_vector(tp, v)
         return self.vector_generic(f, v)
+
+    def vector64(self, f: _FieldPlan, v: Any) -> int:
+        """A ``vector64`` vector (scalars or structs only) as flatc's 32-bit builder writes
+        it: ``StartVector`` (4-byte length alignment), the elements, then ``Align(8)`` and an
+        8-byte length (the padding, if any, lands between the length and the elements)."""
+        b = self.b
+        if isinstance(v, (bytes, bytearray, memoryview)):
+            v = list(bytes(v))
+        if not isinstance(v, (list, tuple)):
+            raise _err(f"expected a list, got {type(v).__name__}")
+        n = len(v)
+        keyed_structs = False
+        if f.vec_kind == _K_INT:
+            sc = f.vec_scalar
+            assert sc is not None
+            items = []
+            for i, x in enumerate(v):
+                try:
+                    items.append(sc.conv(x))
+                except EncodeError as exc:
+                    raise _add(exc, f"[{i}]") from None
+            try:
+                raw = struct.pack(f"<{n}{sc.fmt}", *items)
+            except (struct.error, OverflowError) as exc:
+                raise _err(str(exc)) from None
+            size = align = sc.size
+        elif f.vec_kind == _K_STRUCT:
+            sp: _StructPlan = f.elem
+            if n:
+                b.prep(sp.align, 0)  # see table(): flatc's parse leaves this padding
+            packed = []
+            for i, x in enumerate(v):
+                try:
+                    packed.append(sp.pack(x))
+                except EncodeError as exc:
+                    raise _add(exc, f"[{i}]") from None
+            raw = b"".join(packed)
+            size, align = sp.size, sp.align
+            keyed_structs = sp.key_index >= 0 and n > 1
+        else:
+            raise _err("only vectors of scalars and structs can be 64-bit")
+        if f.force_align:
+            b.force_vector_alignment(n, size, f.force_align)
+        length = len(raw)
+        if n:
+            b.prep(4, length)
+            b.prep(align, length)
+        # [8-byte length][Align(8) padding][data], written in one go
+        pad = (-(b.offset() + length)) & 7
+        block = bytearray(struct.pack("<Q", n) + bytes(pad) + raw)
+        if f.vec_kind == _K_STRUCT and keyed_structs:
+            # flatc sorts the vector it just ended as a 32-bit one: its "data" starts 4 bytes
+            # after the length field (the length's high half, the padding, then the data)
+            window = bytes(block[4:4 + length])
+            chunks = [window[i * size:(i + 1) * size] for i in range(n)]
+            keyed = [(self._struct_key(sp, c), c) for c in chunks]
+            _simple_qsort(keyed, _key_less)
+            block[4:4 + length] = b"".join([c for _, c in keyed])
+        b.prep(8, len(block))
+        b.prepend_raw(bytes(block), 1)
+        return b.offset()
 
     def _table_vector(self, tp: _TablePlan, v: list[Any]) -> int:
         fast = tp.fast
@@ -1078,6 +1280,8 @@ def _compile_table(plan: _TablePlan) -> Callable[[_Encoder, dict[str, Any]], int
                      "    v = self.table(tp, v)"]
         elif f.kind == _K_VECTOR:
             body += [f"v = self.vector(F{i}, v)"]
+        elif f.kind == _K_UVEC:
+            body += [f"v = self.union_vector(F{i}, value.get({f.union_field!r}), v)"]
         else:
             body += [f"v = self.union_value(F{i}, value.get({f.union_field!r}), v)"]
         body.append(f"{names[i]} = v")
@@ -1103,6 +1307,9 @@ def _compile_table(plan: _TablePlan) -> Callable[[_Encoder, dict[str, Any]], int
             assert f.struct is not None
             lines.append(f"        b.prepend_struct_slot({f.slot}, "
                          f"b.prepend_raw({v}, {f.struct.align}), 0)")
+        elif f.offset64:
+            lines.append("        b.prep(8, 0)")
+            lines.append(f"        b.prepend_uint64_slot({f.slot}, b.offset() - {v} + 8, 0)")
         else:
             lines.append(f"        b.prepend_uoffset_relative_slot({f.slot}, {v}, 0)")
     lines.append("    return b.end_object()")

@@ -29,9 +29,18 @@ read is still bounds-checked, so a bad offset raises :class:`~gameserde.errors.D
 (naming the byte offset and the field path, e.g. ``$.weapons[1].name``), never another
 exception. Union tags the schema does not know read as None (``view``/``decode``) and are an
 error for :func:`to_json`, as for flatc. Tables nested deeper than Python's recursion limit
-are a :class:`DecodeError` for :func:`decode`/:func:`to_json` (a view reads them fine). 64-bit
-offsets (``offset64``/``vector64``) are not supported. Offsets in errors are from the start of
-``buf`` (a nested flatbuffer's: from the start of the nested buffer).
+are a :class:`DecodeError` for :func:`decode`/:func:`to_json` (a view reads them fine). Offsets
+in errors are from the start of ``buf`` (a nested flatbuffer's: from the start of the nested
+buffer).
+
+Vectors of unions read element by element with their ``_type`` vector (a value vector longer
+than its type vector is a :class:`DecodeError` for the missing tags; flatc --json aborts on
+such files). ``hash`` fields are plain integers. 64-bit offsets: ``offset64`` strings and
+vectors are referenced by an 8-byte offset and keep their 32-bit length; ``vector64`` vectors
+have an 8-byte length with the data at +8 (the format's layout; flatc -b sometimes writes 4
+padding bytes there instead, see :mod:`~gameserde.flatbuffers.encoder`, and such vectors read
+shifted, as in C++). ``flatc --json`` aborts on any ``vector64`` field; :func:`to_json` prints
+it like any other vector.
 """
 
 from __future__ import annotations
@@ -745,7 +754,17 @@ def _table_plan(c: _Compiled, name: str) -> _TablePlan:
         fp.default = f.default
         t = f.type
         if f.attributes.get("flatbuffers.offset64"):
-            fp.get = _make_unsupported(f.name)
+            # a 64-bit offset in the slot; a string or a vector of scalars/structs, whose
+            # length is 32-bit (``offset64``) or 64-bit (``vector64``)
+            if isinstance(t, String):
+                fp.kind = STRING
+                fp.get = _make_offset64(fp.slot, None, 0, f.name, f.default)
+            else:
+                assert isinstance(t, List)
+                fp.kind = VECTOR
+                fp.elem = _vector_elem(c, t.element)
+                fp.get = _make_offset64(fp.slot, fp.elem, 8 if f.attributes.get("vector64")
+                                        else 4, f.name, f.default)
         elif _is_scalar(schema, t):
             fmt, fp.enum, fp.bits = _scalar_parts(schema, t)
             fp.scalar = True
@@ -799,9 +818,37 @@ def _oob(self: Any, name: str, p: int) -> DecodeError:
     return _error("field out of bounds", p, self, name)
 
 
-def _make_unsupported(name: str) -> Callable[[TableView], Any]:
+_U64 = struct.Struct("<Q").unpack_from
+
+
+def _make_offset64(slot: int, el: _Elem | None, len_size: int, name: str,
+                   default: Any) -> Callable[[TableView], Any]:
+    """A field referenced by a 64-bit offset: a string (``el`` None) or a vector whose
+    length field has ``len_size`` bytes (4 for ``offset64``, 8 for ``vector64``)."""
     def get(self: TableView) -> Any:
-        raise _error("64-bit offsets are not supported", self._t, self, name)
+        if slot < self._vs:
+            b = self._b
+            o = _U16(b, self._vt + slot)[0]
+            if o:
+                p = self._t + o
+                try:
+                    s = p + _U64(b, p)[0]
+                    n = (_U64 if len_size == 8 else _U32)(b, s)[0]
+                except struct.error:
+                    raise _error("64-bit offset out of bounds", p, self, name) from None
+                d = s + (len_size or 4)
+                if el is None:
+                    if d + n > len(b):
+                        raise _error(f"string of {n} bytes runs past the end of the buffer",
+                                     s, self, name)
+                    return b[d:d + n].tobytes().decode("utf-8", "surrogateescape")
+                if d + n * el.size > len(b):
+                    raise _error(f"vector of {n} elements runs past the end of the buffer",
+                                 s, self, name)
+                return _mk_vec(b, d, n, el, self, name)
+        if el is None:
+            return default
+        return None if default is None else []
     return get
 
 
