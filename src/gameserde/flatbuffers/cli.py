@@ -6,7 +6,7 @@ import argparse
 
 from gameserde.flatbuffers.schema import FbsSchema, load_schema
 
-VERBS = ("decode", "encode", "verify")
+VERBS = ("decode", "encode", "verify", "inspect")
 JSON_VALUES = False
 """decode writes flatc's JSON text itself; encode reads flatc's JSON dialect itself."""
 
@@ -38,6 +38,10 @@ def add_arguments(verb: str, parser: argparse.ArgumentParser) -> None:
                             help="require quoted keys and no trailing commas")
         parser.add_argument("--force-defaults", action="store_true",
                             help="write scalars even when they equal their default")
+    if verb == "inspect":
+        parser.add_argument("--annotate-sparse-vectors", action="store_true",
+                            help="show only the first and last element of long vectors "
+                                 "(as flatc --annotate-sparse-vectors)")
 
 
 def _schema(args: argparse.Namespace) -> FbsSchema:
@@ -61,3 +65,18 @@ def verify(args: argparse.Namespace, data: bytes) -> str:
     schema.verify(data, args.root_type, size_prefixed=args.size_prefixed)
     root = args.root_type or schema.root
     return f"ok: a sound {root} buffer of {len(data)} bytes"
+
+
+def inspect(args: argparse.Namespace, data: bytes) -> str:
+    """What ``flatc --annotate SCHEMA -- FILE`` writes to ``FILE.afb`` (without its last
+    newline, which the CLI adds), plus ``// verifier:`` lines for an unsound buffer."""
+    from gameserde.flatbuffers.inspect import annotate
+
+    text = annotate(_schema(args), data, args.root_type, size_prefixed=args.size_prefixed,
+                    schema_file=args.schema,
+                    binary_file="<stdin>" if args.input == "-" else args.input,
+                    include_vector_contents=not args.annotate_sparse_vectors)
+    if text.endswith("\n"):
+        text = text[:-1]
+    # Undecodable bytes of string literals, kept as surrogates, become U+FFFD on output.
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
