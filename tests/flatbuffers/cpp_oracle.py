@@ -23,19 +23,11 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-import pytest
+from tests.flatbuffers.flatc_tool import flatc, require
 
 _ROOT = Path(tempfile.mkdtemp(prefix="gameserde-verifier-oracle-"))
 atexit.register(shutil.rmtree, _ROOT, True)
 _CACHE: dict[tuple[str, str], CppVerifier] = {}
-
-
-def _need(what: str) -> None:
-    """Fail when CI=true (the oracle must be there), skip otherwise."""
-    msg = f"{what} is not available"
-    if os.environ.get("CI", "").lower() == "true":
-        pytest.fail(msg)
-    pytest.skip(msg)
 
 
 def include_dir() -> str | None:
@@ -48,14 +40,6 @@ def include_dir() -> str | None:
         if os.path.isfile(os.path.join(c, "flatbuffers", "verifier.h")):
             return c
     return None
-
-
-def flatc() -> str:
-    exe = shutil.which("flatc")
-    if exe is None:
-        _need("flatc")
-    assert exe is not None
-    return exe
 
 
 class CppVerifier:
@@ -121,9 +105,9 @@ def oracle(schema_text: str, root_type: str) -> CppVerifier:
     gxx = shutil.which("g++")
     inc = include_dir()
     if gxx is None:
-        _need("g++")
+        require("g++")
     if inc is None:
-        _need("the flatbuffers C++ headers")
+        require("the flatbuffers C++ headers")
     assert gxx is not None and inc is not None
     digest = hashlib.sha1(repr(key).encode()).hexdigest()[:12]
     work = _ROOT / digest

