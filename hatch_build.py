@@ -1,17 +1,18 @@
-"""Hatchling build hook: compile the optional C accelerator ``gameserde.godot._speedups``.
+"""Hatchling build hook: compile the optional C accelerators listed in ``EXTENSIONS``.
 
-The package is pure Python; the extension only makes the Godot codec faster (see
-``src/gameserde/godot/_accel.py``). It is compiled with setuptools' ``build_ext`` and the
-compiler Python was built with:
+The package is pure Python; each extension only makes one codec faster (the Godot codec,
+see ``src/gameserde/godot/_accel.py``; the FlatBuffers encoder and reader, see
+``src/gameserde/flatbuffers/_accel.py``). They are compiled with setuptools' ``build_ext``
+and the compiler Python was built with:
 
-* wheels (``pip install .``, ``python -m build``) get the module force-included and a
+* wheels (``pip install .``, ``python -m build``) get the modules force-included and a
   platform tag;
-* editable installs (``pip install -e .``) get it next to its source, in
-  ``src/gameserde/godot/``, where the editable path finds it (``*.so``/``*.pyd`` are
-  git-ignored, so they never reach a wheel or sdist by accident).
+* editable installs (``pip install -e .``) get them next to their sources, where the
+  editable path finds them (``*.so``/``*.pyd`` are git-ignored, so they never reach a wheel
+  or sdist by accident).
 
-When compilation fails (no compiler, no Python headers) the hook prints a warning and the
-build goes on without the module: gameserde then runs its pure-Python codec. Set
+When a compilation fails (no compiler, no Python headers) the hook prints a warning and the
+build goes on without that module: gameserde then runs its pure-Python code for it. Set
 ``GAMESERDE_NO_EXTENSIONS=1`` to skip the compilation on purpose.
 """
 
@@ -25,17 +26,24 @@ from typing import Any
 
 from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 
-MODULE = "gameserde.godot._speedups"
-SOURCE = "src/gameserde/godot/_speedups.c"
-PACKAGE_DIR = "src/gameserde/godot"
+EXTENSIONS = (
+    "gameserde.godot._speedups",
+    "gameserde.flatbuffers._encoder_speedups",
+    "gameserde.flatbuffers._reader_speedups",
+)
+"""Each module's C source is its dotted path under ``src/`` with ``.c``."""
 
 
-def compile_extension(root: Path, workdir: Path) -> Path:
-    """Compile the extension under ``workdir``; return the path of the built module."""
+def source_of(module: str) -> str:
+    return "src/" + module.replace(".", "/") + ".c"
+
+
+def compile_extension(root: Path, workdir: Path, module: str) -> Path:
+    """Compile ``module`` under ``workdir``; return the path of the built module."""
     from setuptools import Distribution, Extension
     from setuptools.command.build_ext import build_ext
 
-    ext = Extension(MODULE, sources=[SOURCE])
+    ext = Extension(module, sources=[source_of(module)])
     dist = Distribution({"name": "gameserde-speedups", "ext_modules": [ext]})
     cmd = build_ext(dist)
     cmd.build_lib = str(workdir / "lib")
@@ -47,7 +55,7 @@ def compile_extension(root: Path, workdir: Path) -> Path:
         cmd.run()
     finally:
         os.chdir(cwd)
-    built = Path(cmd.get_ext_fullpath(MODULE))
+    built = Path(cmd.get_ext_fullpath(module))
     if not built.is_file():
         raise RuntimeError(f"the compiler reported success but {built} is missing")
     return built
@@ -58,30 +66,42 @@ class SpeedupsBuildHook(BuildHookInterface):  # type: ignore[type-arg]
 
     def initialize(self, version: str, build_data: dict[str, Any]) -> None:
         root = Path(self.root)
-        package_dir = root / PACKAGE_DIR
         if version == "editable":
             # A module left by an earlier build could be stale; rebuild it or go without.
-            for old in package_dir.glob("_speedups.*"):
-                if old.suffix in (".so", ".pyd"):
-                    old.unlink()
+            for module in EXTENSIONS:
+                package_dir, name = self._place(root, module)
+                for old in package_dir.glob(name + ".*"):
+                    if old.suffix in (".so", ".pyd"):
+                        old.unlink()
         if os.environ.get("GAMESERDE_NO_EXTENSIONS", "") not in ("", "0"):
-            self._warn("GAMESERDE_NO_EXTENSIONS is set: building without the C accelerator")
+            self._warn("GAMESERDE_NO_EXTENSIONS is set: building without the C accelerators")
             return
         self._workdir = Path(tempfile.mkdtemp(prefix="gameserde-build-"))
-        try:
-            built = compile_extension(root, self._workdir)
-        except BaseException as e:  # distutils raises SystemExit for some failures
-            if isinstance(e, KeyboardInterrupt):
-                raise
-            self._warn(f"could not compile the C accelerator ({type(e).__name__}: {e}); "
-                       "gameserde will use its pure-Python codec")
-            return
-        if version == "editable":
-            shutil.copy2(built, package_dir / built.name)
-        else:
-            build_data["force_include"][str(built)] = f"gameserde/godot/{built.name}"
-            build_data["pure_python"] = False
-            build_data["infer_tag"] = True
+        for module in EXTENSIONS:
+            if not (root / source_of(module)).is_file():
+                continue
+            try:
+                built = compile_extension(root, self._workdir / module, module)
+            except BaseException as e:  # distutils raises SystemExit for some failures
+                if isinstance(e, KeyboardInterrupt):
+                    raise
+                self._warn(f"could not compile the C accelerator {module} "
+                           f"({type(e).__name__}: {e}); gameserde will use pure Python there")
+                continue
+            package_dir, _ = self._place(root, module)
+            if version == "editable":
+                shutil.copy2(built, package_dir / built.name)
+            else:
+                target = package_dir.relative_to(root / "src") / built.name
+                build_data["force_include"][str(built)] = target.as_posix()
+                build_data["pure_python"] = False
+                build_data["infer_tag"] = True
+
+    @staticmethod
+    def _place(root: Path, module: str) -> tuple[Path, str]:
+        """The package folder of ``module`` and its bare name."""
+        package, _, name = module.rpartition(".")
+        return root / "src" / package.replace(".", "/"), name
 
     def finalize(self, version: str, build_data: dict[str, Any], artifact_path: str) -> None:
         workdir = getattr(self, "_workdir", None)

@@ -1,0 +1,42 @@
+"""The optional C accelerators of the FlatBuffers encoder and reader (built at install).
+
+``_encoder_speedups`` encodes dict values and ``_reader_speedups`` materialises buffers
+(:func:`~gameserde.flatbuffers.reader.decode`), each driven by a compact program compiled once
+per schema from the same plans the pure-Python code runs. The Python code is the reference:
+whenever an extension meets something it does not handle, or any problem, it gives up and the
+caller runs the reference over the whole input, which produces the result or raises the exact
+error. So the public API gives the same values, bytes and errors with or without them.
+
+``ENABLED`` is true when ``GAMESERDE_PURE`` is not set to a non-empty value other than ``0``;
+an extension is used when it is loaded (``encoder``/``reader`` not None) and ``ENABLED`` is
+true. Tests switch ``ENABLED`` off to force the reference.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from typing import Any
+
+API_VERSION = 1
+"""The ``API_VERSION`` both extensions must declare; a stale build is ignored."""
+
+
+def _load(name: str) -> Any:
+    try:
+        module = importlib.import_module(f"gameserde.flatbuffers.{name}")
+    except ImportError:  # no compiler at install time: pure Python
+        return None
+    if getattr(module, "API_VERSION", None) != API_VERSION:  # pragma: no cover - stale build
+        return None
+    return module
+
+
+encoder: Any = _load("_encoder_speedups")
+"""The encoder extension, or None."""
+
+reader: Any = _load("_reader_speedups")
+"""The reader extension, or None."""
+
+ENABLED = os.environ.get("GAMESERDE_PURE", "") in ("", "0")
+"""Whether the loaded extensions are used (set it to ``False`` to force the reference)."""
