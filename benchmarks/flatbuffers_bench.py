@@ -10,7 +10,10 @@ Same run, same machine (spec flatbuffers.md §7):
     ``encode(schema, {"items": [...]})`` vs the generated ``WeaponStart``/``WeaponAdd*``
     loop.
 
-Each figure is the best of several runs with the garbage collector off; ratio = ours / official.
+Each workload is timed with the C encoder (``_encoder_speedups``, when built) and with the
+pure-Python reference (``_accel.ENABLED = False``); both must give identical bytes. Each figure
+is the best of several interleaved runs with the garbage collector off; ratio = official time /
+our time (higher is better).
 
     python3 benchmarks/flatbuffers_bench.py [--messages N] [--tables N] [--runs N]
 """
@@ -30,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 import flatbuffers  # the official runtime from PyPI
-from gameserde.flatbuffers import load_schema
+from gameserde.flatbuffers import _accel, load_schema
 from gameserde.flatbuffers.encoder import encode
 
 SEED = Path(__file__).resolve().parents[2] / "shared" / "seeds" / \
@@ -146,12 +149,11 @@ def official_weapons(g: Any, items: list[tuple[str, int]]) -> bytes:
     return bytes(b.Output())
 
 
-def best_pair(ours: Callable[[], object], official: Callable[[], object], runs: int
-              ) -> tuple[float, float]:
-    """Best time of each, the two runs interleaved (the host may be shared and noisy)."""
-    times: tuple[list[float], list[float]] = ([], [])
+def best_times(fns: list[Callable[[], object]], runs: int) -> list[float]:
+    """Best time of each, the runs interleaved (the host may be shared and noisy)."""
+    times: list[list[float]] = [[] for _ in fns]
     for _ in range(runs):
-        for fn, out in ((ours, times[0]), (official, times[1])):
+        for fn, out in zip(fns, times, strict=True):
             gc.disable()
             try:
                 t0 = time.perf_counter()
@@ -159,7 +161,18 @@ def best_pair(ours: Callable[[], object], official: Callable[[], object], runs: 
                 out.append(time.perf_counter() - t0)
             finally:
                 gc.enable()
-    return min(times[0]), min(times[1])
+    return [min(t) for t in times]
+
+
+def pure(fn: Callable[[], object]) -> Callable[[], object]:
+    """``fn`` run with the C encoder switched off (the pure-Python reference)."""
+    def run() -> object:
+        _accel.ENABLED = False
+        try:
+            return fn()
+        finally:
+            _accel.ENABLED = True
+    return run
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -178,10 +191,14 @@ def main(argv: list[str] | None = None) -> None:
     mschema = load_schema(monster_fbs)
     wschema = load_schema(WEAPONS_FBS)
 
+    accel = "loaded" if _accel.encoder is not None else "NOT BUILT (C figures are pure Python)"
+    print(f"C encoder: {accel}")
     ours_bytes = encode(mschema, MONSTER)
+    pure_bytes = pure(lambda: encode(mschema, MONSTER))()
     theirs_bytes = official_monster(gm)
     print(f"seed Monster: ours {len(ours_bytes)} B (flatc order), official generated "
-          f"{len(theirs_bytes)} B (C# seed order)")
+          f"{len(theirs_bytes)} B (C# seed order); C == pure Python: "
+          f"{ours_bytes == pure_bytes}")
 
     def ours_monsters() -> None:
         for _ in range(n):
@@ -191,20 +208,24 @@ def main(argv: list[str] | None = None) -> None:
         for _ in range(n):
             official_monster(gm)
 
-    ours_t, off_t = best_pair(ours_monsters, official_monsters, runs)
-    print(f"(a) seed Monster x{n}: ours {n / ours_t:,.0f} msg/s, official "
-          f"{n / off_t:,.0f} msg/s, ratio {off_t / ours_t:.1f}x")
+    c_t, py_t, off_t = best_times([ours_monsters, pure(ours_monsters), official_monsters], runs)
+    print(f"(a) seed Monster x{n}: C {n / c_t:,.0f} msg/s, pure Python {n / py_t:,.0f} msg/s, "
+          f"official {n / off_t:,.0f} msg/s; ratio C {off_t / c_t:.1f}x, "
+          f"pure Python {off_t / py_t:.1f}x")
 
     items = [(f"w{i % 1000}", i % 30000) for i in range(t)]
     value = {"items": [{"name": name, "damage": dmg} for name, dmg in items]}
     ours_w = encode(wschema, value)
+    pure_w = pure(lambda: encode(wschema, value))()
     off_w = official_weapons(gw, items)
-    print(f"100k Weapons: ours {len(ours_w):,} B, official {len(off_w):,} B, "
-          f"identical: {ours_w == off_w}")
-    ours_t, off_t = best_pair(lambda: encode(wschema, value),
-                              lambda: official_weapons(gw, items), runs)
-    print(f"(b) {t:,} small tables in one vector: ours {t / ours_t:,.0f} tables/s, official "
-          f"{t / off_t:,.0f} tables/s, ratio {off_t / ours_t:.1f}x")
+    print(f"{t:,} Weapons: ours {len(ours_w):,} B, official {len(off_w):,} B; identical: "
+          f"C == official {ours_w == off_w}, pure Python == official {pure_w == off_w}")
+    c_t, py_t, off_t = best_times([lambda: encode(wschema, value),
+                                   pure(lambda: encode(wschema, value)),
+                                   lambda: official_weapons(gw, items)], runs)
+    print(f"(b) {t:,} small tables in one vector: C {t / c_t:,.0f} tables/s, pure Python "
+          f"{t / py_t:,.0f} tables/s, official {t / off_t:,.0f} tables/s; ratio C "
+          f"{off_t / c_t:.1f}x, pure Python {off_t / py_t:.1f}x")
 
 
 if __name__ == "__main__":

@@ -8,6 +8,9 @@ Workloads (spec flatbuffers.md §1, §7):
   ``flatc --python --gen-onefile`` generates (strings compared as ``str``: the official
   ``Name()`` returns bytes, so it is decoded too);
 * ``small tables``: 100k ``Weapon{name, damage}`` in one vector, both fields of each read;
+* ``full read``: the same two workloads materialised whole by our :func:`decode` (dicts and
+  lists; the C accelerator when built) against the same official code reading every field;
+  the pure-Python ``decode`` ratio is printed alongside (``_accel.ENABLED`` off);
 * ``1M Vec3``: a vector of 1M structs read through numpy (``VectorView.numpy()`` vs
   ``np.frombuffer`` on the official ``PathLength``/vector offset), plus our view + copy.
 
@@ -35,8 +38,8 @@ from typing import Any
 import numpy as np
 
 import flatbuffers  # the official runtime from PyPI
-from gameserde.flatbuffers import Builder, load_schema
-from gameserde.flatbuffers.reader import view
+from gameserde.flatbuffers import Builder, _accel, load_schema
+from gameserde.flatbuffers.reader import decode, view
 
 SEED_SCHEMA = """namespace MyGame.Sample;
 table Weapon { name:string; damage:short; }
@@ -145,6 +148,46 @@ def armory(n_weapons: int, n_vec3: int) -> bytes:
     return bytes(b.output())
 
 
+def full_read(schema: Any, gen: Any, seed: bytes, args: argparse.Namespace) -> None:
+    """Rows: our ``decode`` (C, then pure Python) vs the official code reading every field."""
+    if _accel.reader is None:
+        print("full read: the C accelerator is not built (pip install -e .); pure Python only")
+    n = args.messages
+    k = args.tables
+    small = armory(k, 0)
+    off_small = gen.Armory.GetRootAs(small, 0)
+
+    def small_official() -> list[Any]:
+        out = []
+        for i in range(off_small.WeaponsLength()):
+            w = off_small.Weapons(i)
+            out.append((w.Name().decode(), w.Damage()))
+        return out
+
+    workloads = [
+        ("seed Monster", n, "msg",
+         lambda: [decode(schema, seed) for _ in range(n)],
+         lambda: [read_official(gen, seed) for _ in range(n)]),
+        ("small tables", k, "tables",
+         lambda: decode(schema, small, "Armory"),
+         small_official),
+    ]
+    saved = _accel.ENABLED
+    try:
+        for label, count, unit, ours, official in workloads:
+            _accel.ENABLED = True
+            t_c, t_off = pair(ours, official, args.runs)
+            _accel.ENABLED = False
+            t_pure = best(ours, max(1, args.runs - 1))
+            kind = "C" if _accel.reader is not None else "pure"
+            print(f"{label}, full read, decode() ({count} {unit}): ours ({kind}) "
+                  f"{count / t_c:,.0f} {unit}/s, official {count / t_off:,.0f} {unit}/s, "
+                  f"ratio {t_off / t_c:.1f}x; pure-Python decode {count / t_pure:,.0f} "
+                  f"{unit}/s, ratio {t_off / t_pure:.1f}x")
+    finally:
+        _accel.ENABLED = saved
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--messages", type=int, default=20_000)
@@ -184,6 +227,8 @@ def main() -> None:
         t_ours, t_off = pair(small_ours, small_official, args.runs)
         print(f"small tables, read all fields ({k}): ours {k / t_ours:,.0f} tables/s, "
               f"official {k / t_off:,.0f} tables/s, ratio {t_off / t_ours:.1f}x")
+
+        full_read(schema, gen, seed, args)
 
         nv = args.vec3
         t_view = best(lambda: arm_ours.path.numpy(), args.runs)

@@ -127,10 +127,12 @@ def oracle(schema_text: str, root_type: str) -> CppVerifier:
     return verifier
 
 
-def flatc_binary(schema_text: str, json_text: str, *, size_prefixed: bool = False) -> bytes:
-    """``flatc -b`` of ``json_text`` under ``schema_text``."""
+def flatc_binary(schema_text: str, json_text: str, *, size_prefixed: bool = False,
+                 options: Sequence[str] = ()) -> bytes:
+    """``flatc -b`` of ``json_text`` under ``schema_text`` (more flatc ``options`` given)."""
     exe = flatc()
-    digest = hashlib.sha1(repr((schema_text, json_text, size_prefixed)).encode()).hexdigest()
+    digest = hashlib.sha1(repr((schema_text, json_text, size_prefixed,
+                                tuple(options))).encode()).hexdigest()
     work = _ROOT / ("b" + digest[:12])
     work.mkdir(exist_ok=True)
     (work / "schema.fbs").write_text(schema_text)
@@ -138,6 +140,7 @@ def flatc_binary(schema_text: str, json_text: str, *, size_prefixed: bool = Fals
     cmd = [exe, "-b", "-o", str(work)]
     if size_prefixed:
         cmd.append("--size-prefixed")
+    cmd += options
     subprocess.run([*cmd, str(work / "schema.fbs"), str(work / "data.json")], check=True,
                    capture_output=True)
     return (work / "data.bin").read_bytes()

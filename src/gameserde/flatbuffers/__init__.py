@@ -1,7 +1,8 @@
 """FlatBuffers from ``.fbs`` schemas parsed at run time (no code generation).
 
-``load_schema`` parses exactly as ``flatc`` 25 does; ``encode``/``from_json`` write the bytes
-``flatc -b`` writes; ``view`` reads lazily without copying, ``decode`` materialises,
+``load_schema`` parses exactly as ``flatc`` 25 does (and takes a schema declared in Python,
+``load_schema(schema_of(Monster))``, rendered by ``to_fbs``); ``encode``/``from_json`` write
+the bytes ``flatc -b`` writes; ``view`` reads lazily without copying, ``decode`` materialises,
 ``to_json`` prints what ``flatc --json`` prints; ``verify`` checks a buffer as the official
 generated C++ verifier does; ``Builder`` is byte-identical to the official runtimes. Each
 codec is also a method of the schema (``schema.encode(value)``, ``schema.view(buf)`` ...).
@@ -20,6 +21,7 @@ from gameserde.flatbuffers.builder import (
 )
 from gameserde.flatbuffers.encoder import encode, from_json
 from gameserde.flatbuffers.reader import decode, to_json, view
+from gameserde.flatbuffers.render import from_model, to_fbs
 from gameserde.flatbuffers.schema import FbsSchema, FbsSchemaError, StructLayout, load_schema
 from gameserde.flatbuffers.verifier import verify
 
@@ -39,7 +41,9 @@ __all__ = [
     "decode",
     "encode",
     "from_json",
+    "from_model",
     "load_schema",
+    "to_fbs",
     "to_json",
     "verify",
     "view",

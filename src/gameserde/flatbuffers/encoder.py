@@ -57,9 +57,13 @@ its own ``_type`` key wherever it is):
   replayed as is, and so is flatc's sort of a keyed ``vector64`` of structs, which runs
   over the bytes 4 after the length field (as if the vector were 32-bit).
 
-Not supported (raise :class:`EncodeError`): ``flexbuffer`` fields given as JSON values
-(bytes/lists of ubytes are accepted by :func:`encode`), ``key`` fields of struct type in
-tables. A ``key`` that is a fixed array in a struct sorts by its first element only.
+``flexbuffer`` fields take any JSON-like value (dict, list, str, int, float, bool, None;
+``bytes`` nested in it are blobs), written by :mod:`~gameserde.flatbuffers.flexbuffers` as
+flatc's FlexBuffers builder writes it (:func:`from_json` with flatc's token rules) in an
+8-aligned ubyte vector; ``bytes`` as the field's value are taken as a ready FlexBuffer.
+
+Not supported (raise :class:`EncodeError`): ``key`` fields of struct type in tables. A
+``key`` that is a fixed array in a struct sorts by its first element only.
 """
 
 from __future__ import annotations
@@ -73,6 +77,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from gameserde.errors import EncodeError
+from gameserde.flatbuffers import _accel, _encoder_program, flexbuffers
 from gameserde.flatbuffers._json_parse import Bare, parse_json
 from gameserde.flatbuffers.builder import Builder, BuilderError
 from gameserde.flatbuffers.schema import FbsSchema
@@ -360,6 +365,7 @@ class _FieldPlan:
         "deprecated",
         "elem",
         "elem_plan",
+        "flexbuffer",
         "force_align",
         "index",
         "kind",
@@ -406,6 +412,7 @@ class _FieldPlan:
         self.elem_plan: _TablePlan | None = None  # the table plan of a vector of tables
         self.offset64 = False  # referenced by a 64-bit offset (offset64/vector64)
         self.vector64 = False  # a vector with a 64-bit length (vector64)
+        self.flexbuffer = False  # a [ubyte] (flexbuffer) field: the value is a FlexBuffer's
 
 
 class _TablePlan:
@@ -607,6 +614,7 @@ class _Plans:
         fp.optional = isinstance(t, Optional)
         fp.offset64 = bool(a.get("flatbuffers.offset64"))
         fp.vector64 = bool(a.get("vector64"))
+        fp.flexbuffer = bool(a.get("flexbuffer"))
         if "flatbuffers.union_type_of" in a:
             u = self.schema.types[a["flatbuffers.union"]]
             assert isinstance(u, Union)
@@ -761,6 +769,52 @@ def _bare_identifier(v: Any) -> str | None:
 _MISSING: Any = object()
 
 
+def _union_tag(u: Union, x: Any, field: str) -> int:
+    """The tag of union member value ``x``: a dataclass instance chooses the member named
+    like its class (or, failing that, the one member whose type has its class's name), a
+    str the first string member."""
+    if isinstance(x, str | bytes):
+        for tag, t in u.members.values():
+            if isinstance(t, String):
+                return tag
+    elif dataclasses.is_dataclass(x):
+        name = type(x).__name__
+        if name in u.members:
+            return u.members[name][0]
+        hits = [tag for tag, t in u.members.values()
+                if isinstance(t, Ref) and t.name.rsplit(".", 1)[-1] == name]
+        if len(hits) == 1:
+            return hits[0]
+    raise _err(f"cannot tell which member of union {u.name} a {type(x).__name__} is; "
+               f"give {field}")
+
+
+def _infer_union_tags(plan: _TablePlan, lookup: dict[str, Any]) -> dict[str, Any]:
+    """``lookup`` with the ``_type`` fields a dataclass value leaves out, inferred from the
+    union values' classes (see :func:`_union_tag`) and placed just before their values, as
+    flatc's JSON has them (a type vector is written before its union vector)."""
+    out: dict[str, Any] = {}
+    for name, v in lookup.items():
+        f = plan.by_name.get(name)
+        if f is not None and f.kind in (_K_UNION, _K_UVEC) and f.union_field not in lookup:
+            assert f.union is not None
+            try:
+                if f.kind == _K_UNION:
+                    out[f.union_field] = _union_tag(f.union, v, f.union_field)
+                elif isinstance(v, list | tuple):
+                    tags = []
+                    for i, x in enumerate(v):
+                        try:
+                            tags.append(_union_tag(f.union, x, f.union_field))
+                        except EncodeError as exc:
+                            raise _add(exc, f"[{i}]") from None
+                    out[f.union_field] = tags
+            except EncodeError as exc:
+                raise _add(exc, f".{name}") from None
+        out[name] = v
+    return out
+
+
 class _Encoder:
     __slots__ = ("b", "force_defaults", "json_rules", "plans")
 
@@ -786,6 +840,8 @@ class _Encoder:
         elif dataclasses.is_dataclass(value) and not isinstance(value, type):
             lookup = {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
             lookup = {k: v for k, v in lookup.items() if v is not None}
+            if plan.has_union:
+                lookup = _infer_union_tags(plan, lookup)
             items = lookup.items()
         else:
             raise _err(f"expected an object for table {plan.short}, got "
@@ -984,6 +1040,8 @@ class _Encoder:
         return self.table(self.plans.table(mt.name), v)
 
     def vector(self, f: _FieldPlan, v: Any) -> int:
+        if f.flexbuffer:
+            return self.flexbuffer(v)
         vk = f.vec_kind
         if f.vector64:
             return self.vector64(f, v)
@@ -1017,6 +1075,19 @@ class _Encoder:
                 if tp.key is None and not (self.json_rules and tp.has_union):
                     return self._table_vector(tp, v)
         return self.vector_generic(f, v)
+
+    def flexbuffer(self, v: Any) -> int:
+        """A ``flexbuffer`` field as flatc writes it: the value (JSON-like; ``bytes`` are taken
+        as a ready FlexBuffer) built by :mod:`~gameserde.flatbuffers.flexbuffers`, then the
+        ubyte vector with ``ForceVectorAlignment(size, 1, 8)``."""
+        if isinstance(v, (bytes, bytearray, memoryview)):
+            data = bytes(v)
+        elif self.json_rules:
+            data = flexbuffers.dumps_json_value(v)
+        else:
+            data = flexbuffers.dumps(v)
+        self.b.force_vector_alignment(len(data), 1, 8)
+        return self.b.create_vector_bytes(data, 1, len(data), 1)
 
     def vector64(self, f: _FieldPlan, v: Any) -> int:
         """A ``vector64`` vector (scalars or structs only) as flatc's 32-bit builder writes
@@ -1347,11 +1418,17 @@ def _encode(schema: FbsSchema, value: Any, root_type: str | None, order: str,
         except KeyError as exc:
             raise EncodeError(f"unknown root type: {name} ({exc})") from None
         plan = plans.roots[name] = plans.table(qual)
+    ident = schema.file_identifier if file_identifier is _MISSING else file_identifier
+    if (type(value) is dict and not json_rules and not force_defaults and _accel.ENABLED
+            and _accel.encoder is not None):
+        # the C encoder (see _encoder_program): the same bytes, or None when it gives up
+        data = _encoder_program.encode(plans, plan, value, ident, size_prefixed)
+        if data is not None:
+            return data
     b = Builder(flatc_compatible=True)
     if force_defaults:
         b.force_defaults(True)
     root = _Encoder(plans, b, force_defaults, json_rules).table(plan, value)
-    ident = schema.file_identifier if file_identifier is _MISSING else file_identifier
     if size_prefixed:
         b.finish_size_prefixed(root, ident)
     else:

@@ -12,8 +12,9 @@
   ``nested_flatbuffer`` fields read as the nested root's view. Enum fields are ints;
   :func:`enum_name` names them; :func:`file_identifier` reads the identifier.
 * :func:`decode` materialises plain dicts/lists (JSON-able; enum fields as ints, unions as
-  ``x_type`` + ``x``, nested flatbuffers as dicts), the fields flatc's JSON would print except
-  deprecated ones (``defaults=True``: plus absent non-deprecated scalars, as
+  ``x_type`` + ``x``, nested flatbuffers as dicts, ``flexbuffer`` fields as the value
+  they hold, see :mod:`~gameserde.flatbuffers.flexbuffers`), the fields flatc's JSON would
+  print except deprecated ones (``defaults=True``: plus absent non-deprecated scalars, as
   ``--defaults-json``); with ``cls=`` a dataclass is filled by field name. Deprecated fields
   are left out because no verifier checks them: every buffer that passes
   :func:`~gameserde.flatbuffers.verifier.verify` decodes without error. For the same reason
@@ -47,15 +48,18 @@ from __future__ import annotations
 
 import collections
 import dataclasses
+import enum
 import itertools
 import operator
 import struct
 import sys
+import types
 import typing
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar, overload
 
 from gameserde.errors import DecodeError
+from gameserde.flatbuffers import _accel, flexbuffers
 from gameserde.flatbuffers._json_text import enum_text, format_float, quote_string
 from gameserde.flatbuffers.schema import FbsSchema
 from gameserde.schema.model import (
@@ -454,7 +458,7 @@ class _Elem:
 
 
 class _FieldPlan:
-    __slots__ = ("bits", "default", "deprecated", "elem", "enum", "get", "kind", "name",
+    __slots__ = ("bits", "default", "deprecated", "elem", "enum", "flex", "get", "kind", "name",
                  "plan", "scalar", "slot", "type", "union", "union_type_of")
 
     def __init__(self, name: str, slot: int, kind: int, type: ModelType) -> None:
@@ -472,6 +476,7 @@ class _FieldPlan:
         self.union: Union | None = None
         self.union_type_of: str | None = None
         self.bits = 0
+        self.flex = False  # a flexbuffer field (kind VECTOR): decoded/printed as a FlexBuffer
 
 
 def _none(_: Any) -> None:
@@ -508,6 +513,8 @@ class _Compiled:
         self.tables: dict[str, _TablePlan] = {}
         self.structs: dict[str, _StructPlan] = {}
         self.roots: dict[str | None, type[TableView]] = {}
+        # the C decoder's programs by root type (False: none), see _reader_program
+        self.accel: dict[str | None, Any] = {}
 
 
 _CACHE_ATTR = "_gameserde_reader_plans"
@@ -782,6 +789,7 @@ def _table_plan(c: _Compiled, name: str) -> _TablePlan:
                 fp.kind = VECTOR
                 fp.elem = _vector_elem(c, t.element)
                 fp.get = _make_vector(fp.slot, fp.elem, f.name, f.default)
+                fp.flex = bool(f.attributes.get("flexbuffer"))
         else:
             assert isinstance(t, Ref)
             target = schema.types[t.name]
@@ -834,7 +842,7 @@ def _make_offset64(slot: int, el: _Elem | None, len_size: int, name: str,
                 try:
                     s = p + _U64(b, p)[0]
                     n = (_U64 if len_size == 8 else _U32)(b, s)[0]
-                except struct.error:
+                except (struct.error, OverflowError):  # OverflowError: past 2**63
                     raise _error("64-bit offset out of bounds", p, self, name) from None
                 d = s + (len_size or 4)
                 if el is None:
@@ -1145,6 +1153,20 @@ def _decode_vector(vec: VectorView, defaults: bool) -> list[Any]:
     return [_decode_member(x, defaults) for x in vec]
 
 
+def _flex_bytes(vec: VectorView) -> bytes:
+    return bytes(vec._b[vec._d:vec._d + vec._n])
+
+
+def _flex_decode(vec: VectorView) -> Any:
+    """A ``flexbuffer`` field's value (offsets in errors from the start of the buffer)."""
+    return flexbuffers._loads(_flex_bytes(vec), vec._d, _path_of(vec), "flatbuffers")
+
+
+def _flex_text(vec: VectorView, strict: bool) -> str:
+    """A ``flexbuffer`` field as flatc prints it: the FlexBuffer on one line."""
+    return flexbuffers._to_json(_flex_bytes(vec), strict, vec._d, _path_of(vec), "flatbuffers")
+
+
 def _decode_member(value: Any, defaults: bool) -> Any:
     if isinstance(value, TableView):
         return _decode_table(value, defaults)
@@ -1166,7 +1188,7 @@ def _decode_table(v: TableView, defaults: bool) -> dict[str, Any]:
             value = fp.get(v)
             kind = fp.kind
             if kind == VECTOR:
-                value = _decode_vector(value, defaults)
+                value = _flex_decode(value) if fp.flex else _decode_vector(value, defaults)
             elif kind == UNION:
                 value = _decode_member(value, defaults)
             elif kind != SCALAR and kind != STRING:
@@ -1184,50 +1206,125 @@ def decode(schema: FbsSchema, buf: Any, root_type: str | None = None, *,
     name). Fields are those ``flatc --json`` prints but deprecated ones: present ones, plus
     (``defaults=True``) absent non-deprecated scalars with their defaults (None for optional
     scalars). Enum fields
-    are ints; unions give ``x_type`` (int) and ``x``; nested flatbuffers give dicts."""
-    root = view(schema, buf, root_type, size_prefixed=size_prefixed)
-    try:
-        data = _decode_table(root, defaults)
-    except RecursionError:
-        raise DecodeError("tables nested too deeply", offset=root._t,
-                          format="flatbuffers") from None
+    are ints; unions give ``x_type`` (int) and ``x``; nested flatbuffers give dicts;
+    ``flexbuffer`` fields give the FlexBuffer's value (dicts, lists, str, int, float, bool,
+    None, bytes for blobs: :func:`gameserde.flatbuffers.flexbuffers.loads`), not its bytes
+    (:func:`view` keeps the raw ``[ubyte]`` vector)."""
+    data = None
+    if _accel.reader is not None and _accel.ENABLED:  # the C decoder, None when it gives up
+        c: _Compiled | None = schema.__dict__.get(_CACHE_ATTR)
+        prog = None if c is None else c.accel.get(root_type)
+        if prog is None:
+            from gameserde.flatbuffers._reader_program import program
+
+            prog = program(schema, root_type)
+        if prog is not False:
+            data = _accel.reader.decode(prog, buf, size_prefixed, defaults)
+    if data is None:
+        root = view(schema, buf, root_type, size_prefixed=size_prefixed)
+        try:
+            data = _decode_table(root, defaults)
+        except RecursionError:
+            raise DecodeError("tables nested too deeply", offset=root._t,
+                              format="flatbuffers") from None
     if cls is None:
         return data
-    return _to_dataclass(cls, data)
+    return _to_dataclass(cls, data, schema,
+                         schema.root if root_type is None else _qualified(schema, root_type))
 
 
-def _to_dataclass(cls: Any, data: Any) -> Any:
+def _qualified(schema: FbsSchema, name: str) -> str | None:
+    try:
+        return schema.qualify(name)
+    except KeyError:
+        return None
+
+
+def _to_dataclass(cls: Any, data: Any, schema: FbsSchema | None = None,
+                  table: str | None = None) -> Any:
+    """``data`` (decoded dicts) as the dataclass ``cls``, filled by field name and converted
+    by the annotations. With ``schema`` and the ``table``'s name, a union value becomes the
+    member class its ``_type`` names (the class named like the member, or like the member's
+    type), and an absent scalar whose dataclass field has no default takes the schema's."""
     if isinstance(data, list):
-        return [_to_dataclass(cls, x) for x in data]
+        return [_to_dataclass(cls, x, schema, table) for x in data]
     if not (dataclasses.is_dataclass(cls) and isinstance(data, dict)):
         return data
     try:
         hints = typing.get_type_hints(cls)
     except Exception:  # unresolvable annotations: fill values as they are
         hints = {}
+    rec = schema.types.get(table) if schema is not None and table is not None else None
+    model = {f.name: f for f in rec.fields} if isinstance(rec, Record) else {}
     kwargs: dict[str, Any] = {}
     for f in dataclasses.fields(cls):
-        if f.name not in data or not f.init:
+        if not f.init:
             continue
-        kwargs[f.name] = _convert(hints.get(f.name), data[f.name])
+        mf = model.get(f.name)
+        if f.name not in data:
+            if (mf is not None and isinstance(mf.default, int | float)
+                    and f.default is dataclasses.MISSING
+                    and f.default_factory is dataclasses.MISSING):
+                kwargs[f.name] = _convert(hints.get(f.name), mf.default)
+            continue
+        tag = None
+        if mf is not None and "flatbuffers.union_type_field" in mf.attributes:
+            tag = data.get(mf.attributes["flatbuffers.union_type_field"])
+        kwargs[f.name] = _convert(hints.get(f.name), data[f.name], schema,
+                                  None if mf is None else mf.type, tag)
     return cls(**kwargs)  # type: ignore[operator]
 
 
-def _convert(hint: Any, value: Any) -> Any:
+def _convert(hint: Any, value: Any, schema: FbsSchema | None = None,
+             mtype: ModelType | None = None, tag: Any = None) -> Any:
+    """``value`` converted for the annotation ``hint``; ``mtype`` is its model type (when
+    known) and ``tag`` the union tag (or tags, for a vector of unions)."""
     if hint is None or value is None:
         return value
-    if dataclasses.is_dataclass(hint):
-        return _to_dataclass(hint, value)
-    args = typing.get_args(hint)
-    origin = typing.get_origin(hint)
-    if origin in (list, Sequence, tuple) and args and isinstance(value, list):
-        out = [_convert(args[0], x) for x in value]
-        return tuple(out) if origin is tuple else out
-    for a in args:  # Optional[X] / X | None
-        if dataclasses.is_dataclass(a) and isinstance(value, dict):
-            return _to_dataclass(a, value)
-        if typing.get_origin(a) is list and isinstance(value, list):
-            return _convert(a, value)
+    if isinstance(mtype, Optional):
+        mtype = mtype.inner
+    named = schema.types.get(mtype.name) if schema is not None and isinstance(mtype, Ref) \
+        else None
+    options = [a for a in typing.get_args(hint) if a is not type(None)] \
+        if typing.get_origin(hint) in (typing.Union, types.UnionType) else [hint]
+    classes: list[Any] = [a for a in options if dataclasses.is_dataclass(a)]
+    if isinstance(value, dict) and classes:
+        table = mtype.name if isinstance(named, Record) and isinstance(mtype, Ref) else None
+        chosen = classes[0]
+        if isinstance(named, Union) and type(tag) is int:
+            member = named.member_of(tag)
+            if member is not None and isinstance(member[1], Ref):
+                table = member[1].name
+                short = table.rsplit(".", 1)[-1]
+                chosen = next((c for c in classes if c.__name__ == member[0]),
+                              next((c for c in classes if c.__name__ == short), chosen))
+        elif table is not None:
+            short = table.rsplit(".", 1)[-1]
+            chosen = next((c for c in classes if c.__name__ == short), chosen)
+        return _to_dataclass(chosen, value, schema, table)
+    if isinstance(value, list):
+        element = mtype.element if isinstance(mtype, List) else None
+        tags = tag if isinstance(tag, list) else None
+        for a in options:
+            origin = typing.get_origin(a)
+            args = typing.get_args(a)
+            if origin in (list, Sequence, tuple) and args:
+                out = [_convert(args[0], x, schema, element,
+                                tags[i] if tags is not None and i < len(tags) else None)
+                       for i, x in enumerate(value)]
+                return tuple(out) if origin is tuple else out
+        if classes:
+            return [_convert(classes[0], x, schema, element) for x in value]
+        if bytes in options and all(type(x) is int and 0 <= x < 256 for x in value):
+            return bytes(value)
+        return value
+    if type(value) is int:
+        for a in options:
+            if isinstance(a, type) and issubclass(a, enum.IntEnum | enum.IntFlag):
+                try:
+                    return a(value)
+                except ValueError:
+                    pass
     return value
 
 
@@ -1333,6 +1430,8 @@ class _Json:
                     text = self.table(value, inner, schema)
                 elif kind == UNION:
                     text = self.member(value, inner, schema, v, fp.name)
+                elif fp.flex:
+                    text = _flex_text(value, self.strict)
                 else:
                     text = self.vector(fp, value, inner, schema)
             elif self.defaults and fp.scalar and not fp.deprecated:

@@ -379,14 +379,16 @@ def _looks_like_path(source: str) -> bool:
 PathArg = str | os.PathLike[str]
 
 
-def load_schema(source: str | bytes | os.PathLike[str],
+def load_schema(source: str | bytes | os.PathLike[str] | Schema,
                  include_paths: PathArg | Iterable[PathArg] = (), *,
                  filename: str | None = None, warnings_as_errors: bool = False,
                  require_explicit_ids: bool = False) -> FbsSchema:
     """Parse a ``.fbs`` schema as ``flatc -b`` does and lower it into the shared model.
 
     ``source`` is a path (``os.PathLike``, or a one-line ``str`` without ``;`` or ``{`` that
-    ends in ``.fbs`` or names an existing file), or the schema text (``str`` or ``bytes``).
+    ends in ``.fbs`` or names an existing file), or the schema text (``str`` or ``bytes``),
+    or a shared-model :class:`Schema` (``schema_of(Monster)``: a schema declared in Python),
+    rendered as ``.fbs`` text and parsed (:func:`gameserde.flatbuffers.render.from_model`).
     ``filename``
     names an in-memory schema in messages and is where its relative includes are searched
     from. Includes are searched relative to the including file, then in ``include_paths``
@@ -397,6 +399,11 @@ def load_schema(source: str | bytes | os.PathLike[str],
     Raises :class:`FbsSchemaError` with flatc's message for an invalid schema, and
     ``OSError`` when ``source`` is a path that cannot be read.
     """
+    if isinstance(source, Schema):
+        from gameserde.flatbuffers.render import from_model
+
+        return from_model(source, warnings_as_errors=warnings_as_errors,
+                          require_explicit_ids=require_explicit_ids)
     if isinstance(source, os.PathLike) or (isinstance(source, str)
                                            and _looks_like_path(source)):
         path = os.fspath(source)

@@ -38,11 +38,16 @@ allocates nothing proportional to lengths read from the buffer before they have 
 range-checked.
 
 64-bit offsets are supported: ``offset64`` fields are checked as C++ ``VerifyOffset64`` does
-(8-byte aligned uoffset) and ``vector64`` vectors have an 8-byte length.
+(8-byte aligned uoffset) and ``vector64`` vectors have an 8-byte length. When any field of the
+schema is ``offset64``/``vector64``, the generated ``VerifySizePrefixedXBuffer`` reads an
+8-byte size prefix (it is made for ``FlatBufferBuilder64``), and so does ``verify(...,
+size_prefixed=True)``: ``flatc -b --size-prefixed`` writes a 4-byte one for such schemas,
+which neither verifier accepts.
 
 Deliberate differences from C++: a buffer of ``max_size`` (2^31 - 1) bytes or more fails (C++
-asserts); ``flexbuffer`` fields are verified as plain ``[ubyte]`` vectors (C++ also runs
-``flexbuffers::VerifyNestedFlexBuffer`` on their contents, which this module does not).
+asserts). ``flexbuffer`` fields get C++'s ``flexbuffers::VerifyNestedFlexBuffer`` (see
+:func:`gameserde.flatbuffers.flexbuffers.verify`, whatever ``check_alignment`` says, as in
+C++), failing with a path ending in the field (``$.extra``).
 
 Tested against the generated C++ verifier of flatc 25.12.19 (``tests/flatbuffers/
 test_verifier.py``): same verdict on hundreds of thousands of mutated buffers per run.
@@ -57,6 +62,7 @@ from typing import Any, Final
 
 from gameserde._recursion import recursion_room
 from gameserde.errors import DecodeError
+from gameserde.flatbuffers import flexbuffers
 from gameserde.flatbuffers.schema import FbsSchema
 from gameserde.schema.model import STRING, List, Record, Ref, Type, Union
 
@@ -90,6 +96,7 @@ _TABLE = 5       # a = plan
 _UNION = 6       # a = voffset of the _type field, b = members
 _VEC_UNION = 7   # a = voffset of the _type vector, b = members
 _NESTED = 8      # a = plan of the nested root (None: verified as bytes only)
+_FLEX = 9        # a [ubyte] (flexbuffer) field
 
 # Union member kinds.
 _M_TABLE = 0
@@ -185,6 +192,8 @@ class _Builder:
                 if "flatbuffers.nested_root" in attrs:
                     steps.append((_NESTED, *head,
                                   self.plan(attrs["flatbuffers.nested_root"]), None))
+                elif attrs.get("flexbuffer"):
+                    steps.append((_FLEX, *head, None, None))
                 elif elem == STRING:
                     steps.append((_VEC_STRING, *head, None, None))
                 elif isinstance(er, Record) and er.kind == "table":
@@ -519,10 +528,15 @@ class _Verifier:
                 self.union_member(b, tag, target)
             elif kind == _VEC_UNION:
                 self.vec_unions(vt, vsize, t, a, b, target, lw)
-            else:  # _NESTED
+            elif kind == _NESTED:
                 n = self.vector("nested flatbuffer", target, 1, lw)
                 if self.nested:
                     self.nested_buffer(a, target + lw, n)
+            else:  # _FLEX
+                n = self.vector("flexbuffer", target, 1, lw)
+                start = target + lw
+                flexbuffers._verify(bytes(buf[start:start + n]), self.base + start, "$",
+                                    "flatbuffers")
         except DecodeError as e:
             e.add_parent(f".{name}")
             raise
@@ -624,7 +638,8 @@ class _Verifier:
         if size < MIN_BUFFER_SIZE:
             raise self.fail(f"the {self.what} is shorter than the {MIN_BUFFER_SIZE} bytes "
                             "of the smallest flatbuffer", 0)
-        if ident is not None and not _has_identifier(self.buf, start + 4, ident):
+        if ident is not None and (start + 8 > size
+                                  or not _has_identifier(self.buf, start + 4, ident)):
             found = bytes(self.buf[start + 4:start + 8])
             raise self.fail(f"file identifier {found!r} at {self.at(start + 4)} is not "
                             f"{ident!r}", start + 4)
@@ -672,14 +687,15 @@ def verify(schema: FbsSchema, buf: bytes | bytearray | memoryview,
         buf = memoryview(buf).cast("B")
     size = len(buf)
     options = (max_depth, max_tables, check_alignment, check_nested_flatbuffers)
+    prefix = _prefix_width(schema) if size_prefixed else 0
     # A few frames per table level. Nested flatbuffers restart the depth count, so chains of
     # them are bounded only by the size of the buffer: when the first attempt runs out of
     # Python stack, verify again with room for the worst case.
     try:
-        _run(plan, ident, buf, size, size_prefixed, options, 4 * min(max_depth, size) + 100)
+        _run(plan, ident, buf, size, prefix, options, 4 * min(max_depth, size) + 100)
     except RecursionError:
         try:
-            _run(plan, ident, buf, size, size_prefixed, options, min(4 * size + 200, 10**7))
+            _run(plan, ident, buf, size, prefix, options, min(4 * size + 200, 10**7))
         except RecursionError:
             raise DecodeError("the buffer nests nested flatbuffers too deeply to verify",
                               offset=0, format="flatbuffers") from None
@@ -687,6 +703,19 @@ def verify(schema: FbsSchema, buf: bytes | bytearray | memoryview,
 
 _roots: weakref.WeakKeyDictionary[FbsSchema, tuple[_Plan, bytes | None]] = (
     weakref.WeakKeyDictionary())
+_prefix_widths: weakref.WeakKeyDictionary[FbsSchema, int] = weakref.WeakKeyDictionary()
+
+
+def _prefix_width(schema: FbsSchema) -> int:
+    """The size prefix the generated ``VerifySizePrefixedXBuffer`` reads: a ``uoffset64_t``
+    (8 bytes) when any field of the schema is ``offset64``/``vector64`` (flatc then generates
+    for its 64-bit builder), else 4 bytes."""
+    width = _prefix_widths.get(schema)
+    if width is None:
+        wide = any(f.attributes.get("flatbuffers.offset64") for t in schema.types.values()
+                   if isinstance(t, Record) for f in t.fields)
+        width = _prefix_widths[schema] = 8 if wide else 4
+    return width
 
 
 def _root_and_identifier(schema: FbsSchema, root_type: str | None,
@@ -722,21 +751,22 @@ def _root_and_identifier(schema: FbsSchema, root_type: str | None,
     return plan, ident
 
 
-def _run(plan: _Plan, ident: bytes | None, buf: Any, size: int, size_prefixed: bool,
+def _run(plan: _Plan, ident: bytes | None, buf: Any, size: int, prefix: int,
          options: tuple[int, int, bool, bool], frames: int) -> None:
+    """Verify the whole buffer, after a size prefix of ``prefix`` bytes (0: none)."""
     v = _Verifier(buf, 0, size, *options)
     if size >= MAX_SIZE:
         raise v.fail(f"the buffer has {size} bytes, more than the {MAX_SIZE - 1} a "
                      "flatbuffer can have", 0)
     start = 0
-    if size_prefixed:
-        if not size > 4:
-            raise v.range_error("size prefix", 0, 4)
-        prefix = _u32(buf, 0)[0]
-        if prefix + 4 > size:
-            raise v.fail(f"size prefix {prefix} at 0x0 says the flatbuffer runs past the "
+    if prefix:
+        if not size > prefix:
+            raise v.range_error("size prefix", 0, prefix)
+        length = _u32(buf, 0)[0] if prefix == 4 else _u64(buf, 0)[0]
+        if (length + prefix) % 2**64 > size:  # C++ size_t arithmetic: wraps for 64 bits
+            raise v.fail(f"size prefix {length} at 0x0 says the flatbuffer runs past the "
                          f"end of the {size}-byte buffer", 0)
-        start = 4
+        start = prefix
     if frames > 400:  # beyond that, make sure the stack has room (the default limit is 1000)
         with recursion_room(frames):
             v.root(plan, start, ident)

@@ -29,6 +29,12 @@ annotation                 model type
 ``list[T]``                ``List(T)``; ``Annotated[list[T], fixed(n)]`` for an array of n
 ``set[T]`` ``dict[K, V]``  ``Set(T)``, ``Map(K, V)``
 ``T | None``               ``Optional(T)``
+``A | B`` (``| None``)     ``Ref`` to a ``Union`` of the dataclasses (and ``str``) A, B, with
+                           discriminators 1, 2 ... in declaration order, named ``AOrB`` in
+                           the members' namespace (``Optional`` of it with ``None``); name it,
+                           or make a union of one member, with ``Annotated[A | B,
+                           union("Name")]``; an unnamed union reuses one of the same members;
+                           members are named like their classes (a ``str`` one ``String``)
 a dataclass                ``Ref`` to a ``Record`` (``kind`` from ``__gameserde__``, default
                            ``"table"``; a dataclass base class becomes ``base``)
 an ``IntEnum``/``IntFlag``  ``Ref`` to an ``Enum`` (``IntFlag``: bit flags); the underlying
@@ -71,6 +77,14 @@ class fixed:
     length: int
 
 
+@dataclass(frozen=True)
+class union:
+    """Names the union of ``Annotated[A | B, union("Name")]`` (``"Ns.Name"`` for a namespace);
+    it also makes a union of one member: ``Annotated[A, union("Name")]``."""
+
+    name: str
+
+
 _FIELD_FLAGS = ("id", "deprecated", "required", "key")
 _MODEL_TYPES = (m.Int, m.Float, m.Bool, m.String, m.Bytes, m.List, m.Set, m.Map, m.Optional)
 
@@ -91,9 +105,13 @@ class _Lowering:
     def __init__(self) -> None:
         self.types: dict[str, m.Named] = {}
         self.origin: dict[str, type] = {}
+        self.union_members: dict[str, frozenset[Any]] = {}  # union name -> its member set
+        self.union_names: dict[frozenset[Any], str] = {}  # member set -> first union of it
 
     def named(self, cls: type) -> m.Ref:
         name = _qualified(cls)
+        if name in self.union_members:
+            raise SchemaError(f"{name} names both a class and a union")
         if name in self.origin:
             if self.origin[name] is not cls:
                 raise SchemaError(f"two Python classes are both named {name}")
@@ -109,6 +127,7 @@ class _Lowering:
 
     def enum(self, cls: type[enum.IntEnum] | type[enum.IntFlag], name: str) -> m.Enum:
         opts = _options(cls)
+        opts.pop("namespace", None)
         underlying = self.lower(opts.pop("underlying", m.INT32), f"{name} underlying type")
         if not isinstance(underlying, m.Int):
             raise SchemaError(f"enum {name}: the underlying type must be an integer type")
@@ -156,6 +175,9 @@ class _Lowering:
             for extra in extras:
                 if isinstance(extra, _MODEL_TYPES):
                     return extra
+            names = [extra.name for extra in extras if isinstance(extra, union)]
+            if names:
+                return self.union_of(inner, where, names[-1])
             lowered = self.lower(inner, where)
             for extra in extras:
                 if isinstance(extra, fixed):
@@ -167,8 +189,7 @@ class _Lowering:
             rest = [a for a in args if a is not type(None)]
             if len(rest) == 1 and len(args) == 2:
                 return m.Optional(self.lower(rest[0], where))
-            raise SchemaError(f"{where}: unions of several types are not supported in Python "
-                              "declarations yet; declare the schema in its format's language")
+            return self.union_of(hint, where, None)
         if origin in (list, tuple):
             if origin is tuple and (len(args) != 2 or args[1] is not Ellipsis):
                 raise SchemaError(f"{where}: use tuple[T, ...] or list[T]")
@@ -184,6 +205,52 @@ class _Lowering:
         if isinstance(hint, type):
             return self.named(hint)
         raise SchemaError(f"{where}: cannot use {hint!r} as a field type")
+
+    def union_of(self, hint: Any, where: str, name: str | None) -> m.Type:
+        """``A | B`` (``| None``: optional), or ``A`` alone under a ``union()`` marker."""
+        if typing.get_origin(hint) in (typing.Union, types.UnionType):
+            args = typing.get_args(hint)
+            members = [a for a in args if a is not type(None)]
+            optional = len(members) < len(args)
+        else:
+            members, optional = [hint], False
+        ref = self.union(members, where, name)
+        return m.Optional(ref) if optional else ref
+
+    def union(self, members: list[Any], where: str, name: str | None) -> m.Ref:
+        """The :class:`model.Union` of ``members`` (dataclasses or ``str``), numbered 1..n in
+        declaration order; an unnamed union reuses a union of the same members."""
+        for a in members:
+            if a is not str and not (isinstance(a, type) and dataclasses.is_dataclass(a)):
+                raise SchemaError(f"{where}: the members of a union are dataclasses (tables "
+                                  f"or structs) or str, not {getattr(a, '__name__', a)!r}")
+        key = frozenset(members)
+        if name is None and key in self.union_names:
+            return m.Ref(self.union_names[key])
+        namespaces = {_options(a).get("namespace") or "" for a in members if a is not str}
+        namespace = namespaces.pop() if len(namespaces) == 1 else ""
+        if name is None:
+            name = "Or".join("String" if a is str else a.__name__ for a in members)
+        if "." not in name and namespace:
+            name = f"{namespace}.{name}"
+        if name in self.union_members:
+            if self.union_members[name] != key:
+                raise SchemaError(f"{where}: two different unions are both named {name}")
+            return m.Ref(name)
+        if name in self.origin:
+            raise SchemaError(f"{where}: the union {name} would have the name of a class; "
+                              "name it with Annotated[..., union(\"Name\")]")
+        self.union_members[name] = key
+        self.union_names.setdefault(key, name)
+        alternatives: dict[str, tuple[int, m.Type]] = {}
+        for value, a in enumerate(members, 1):
+            member: m.Type = m.STRING if a is str else self.named(a)
+            label = "String" if a is str else a.__name__
+            if label in alternatives:  # two classes of the same name in other namespaces
+                label = _qualified(a).replace(".", "_")
+            alternatives[label] = (value, member)
+        self.types[name] = m.Union(name, alternatives)
+        return m.Ref(name)
 
 
 def schema_of(*classes: type, root: type | None = None) -> m.Schema:
