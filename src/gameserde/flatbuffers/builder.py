@@ -272,11 +272,11 @@ class Builder:
         n = self._cap - head
         if n <= _SMALL:
             return _UNPACK_BYTES[n](self._buf, head)[0]  # type: ignore[no-any-return]
-        return bytes(self._buf[head:])
+        return bytes(memoryview(self._buf)[head:])  # one copy (a bytearray slice is another)
 
     def written(self) -> bytes:
         """The bytes written so far, finished or not (the official ``Bytes[Head():]``)."""
-        return bytes(self._buf[self._head:])
+        return bytes(memoryview(self._buf)[self._head:])
 
     # ------------------------------------------------------------------- raw operations
 
@@ -570,7 +570,7 @@ class Builder:
         if self._nested:
             raise IsNestedError("create_vector_bytes while an object or vector is open")
         if not isinstance(raw, (bytes, bytearray)):
-            raw = bytes(raw)
+            raw = memoryview(raw).cast("B")  # copied once, into the buffer
         total = len(raw)
         if total != elem_size * num_elems:
             raise BuilderError(f"{total} bytes given for {num_elems} elements of "
@@ -579,7 +579,7 @@ class Builder:
         head = self._head
         start = head - total - 4
         if total <= _SMALL:
-            _PACK_SIZED_BYTES[total](self._buf, start, num_elems, raw)
+            _PACK_SIZED_BYTES[total](self._buf, start, num_elems, bytes(raw))
         else:
             buf = self._buf
             buf[start + 4:head] = raw

@@ -62,6 +62,12 @@ its own ``_type`` key wherever it is):
 flatc's FlexBuffers builder writes it (:func:`from_json` with flatc's token rules) in an
 8-aligned ubyte vector; ``bytes`` as the field's value are taken as a ready FlexBuffer.
 
+Vectors of scalars and structs also take numpy arrays: one laid out as the elements are (the
+element's little-endian dtype, the struct's structured dtype as ``VectorView.numpy()`` gives
+it, or an ``(n, fields)`` array for a struct of one scalar type without padding) is copied as
+it is, giving the bytes of the list of its values (NaN payloads kept bit for bit); any other
+array is converted element by element like a list.
+
 Not supported (raise :class:`EncodeError`): ``key`` fields of struct type in tables. A
 ``key`` that is a fixed array in a struct sorts by its first element only.
 """
@@ -73,6 +79,7 @@ import math
 import operator
 import re
 import struct
+import sys
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -80,6 +87,7 @@ from gameserde.errors import EncodeError
 from gameserde.flatbuffers import _accel, _encoder_program, flexbuffers
 from gameserde.flatbuffers._json_parse import Bare, parse_json
 from gameserde.flatbuffers.builder import Builder, BuilderError
+from gameserde.flatbuffers.reader import struct_dtype
 from gameserde.flatbuffers.schema import FbsSchema
 from gameserde.schema.model import (
     Bool,
@@ -371,6 +379,7 @@ class _FieldPlan:
         "kind",
         "name",
         "nested",
+        "np_format",
         "offset64",
         "optional",
         "required",
@@ -412,6 +421,7 @@ class _FieldPlan:
         self.elem_plan: _TablePlan | None = None  # the table plan of a vector of tables
         self.offset64 = False  # referenced by a 64-bit offset (offset64/vector64)
         self.vector64 = False  # a vector with a 64-bit length (vector64)
+        self.np_format = ""  # the struct format of a scalar vector's numpy dtype
         self.flexbuffer = False  # a [ubyte] (flexbuffer) field: the value is a FlexBuffer's
 
 
@@ -441,6 +451,22 @@ class _Plans:
         self.tables: dict[str, _TablePlan] = {}
         self.structs: dict[str, _StructPlan] = {}
         self.roots: dict[str, _TablePlan] = {}  # by the name given to encode()
+
+    def numpy_layout(self, f: _FieldPlan) -> tuple[Any, tuple[Any, int] | None]:
+        """For a vector of scalars or structs: the numpy dtype of one element, and for a
+        struct whose fields are all one scalar type with no padding, that dtype and the field
+        count (None otherwise). Needs numpy (only called with a numpy array)."""
+        np = sys.modules["numpy"]
+        if f.vec_kind == _K_INT:
+            return np.dtype("<" + f.np_format), None
+        sp: _StructPlan = f.elem
+        want = struct_dtype(self.schema, sp.name)
+        fields = [want.fields[name][0] for name in want.names]
+        first = fields[0]
+        if (first.names is None and first.shape == () and all(x == first for x in fields)
+                and first.itemsize * len(fields) == want.itemsize):
+            return want, (first, len(fields))
+        return want, None
 
     def enum_lookup(self, name: str) -> Enum | None:
         try:
@@ -682,6 +708,7 @@ class _Plans:
             if sc is not None:
                 fp.vec_kind = _K_INT
                 fp.vec_scalar = sc
+                fp.np_format = "?" if isinstance(el, Bool) else sc.fmt
             elif isinstance(el, String):
                 fp.vec_kind = _K_STRING
             elif isinstance(el, Ref):
@@ -699,6 +726,11 @@ class _Plans:
 
 
 _PLANS: dict[int, tuple[FbsSchema, _Plans]] = {}
+
+
+def _is_ndarray(v: Any) -> bool:
+    np = sys.modules.get("numpy")  # never imported here: an array means numpy is loaded
+    return np is not None and isinstance(v, np.ndarray)
 
 
 def _plans(schema: FbsSchema) -> _Plans:
@@ -1045,6 +1077,11 @@ class _Encoder:
         vk = f.vec_kind
         if f.vector64:
             return self.vector64(f, v)
+        if vk in (_K_INT, _K_STRUCT) and _is_ndarray(v) and not f.force_align and not f.nested:
+            handle = self.numpy_vector(f, v)
+            if handle is not None:
+                return handle
+            v = v.tolist()  # another layout: converted and checked element by element
         if type(v) is list and not f.force_align and f.nested is None:
             b = self.b
             if vk == _K_INT:
@@ -1075,6 +1112,32 @@ class _Encoder:
                 if tp.key is None and not (self.json_rules and tp.has_union):
                     return self._table_vector(tp, v)
         return self.vector_generic(f, v)
+
+    def numpy_vector(self, f: _FieldPlan, arr: Any) -> int | None:
+        """A numpy array laid out as the vector's elements (the element's dtype, the struct's
+        structured dtype as ``VectorView.numpy()`` gives it, or for a struct of one scalar type
+        an ``(n, fields)`` array of that type): its bytes copied as they are, so the same bytes
+        as the list of its values (NaN payloads aside: the array's bits are kept). None for
+        any other array, or a vector flatc sorts."""
+        want, rows = self.plans.numpy_layout(f)
+        same = arr.ndim == 1 and arr.dtype == want
+        if not same and (rows is None or arr.ndim != 2 or arr.shape[1] != rows[1]
+                         or arr.dtype != rows[0]):
+            return None
+        n = len(arr)
+        np = sys.modules["numpy"]
+        raw = memoryview(np.ascontiguousarray(arr).reshape(-1).view(np.uint8))
+        b = self.b
+        if f.vec_kind == _K_STRUCT:
+            sp: _StructPlan = f.elem
+            if sp.key_index >= 0:
+                return None
+            if n:
+                b.prep(sp.align, 0)  # as for a list: flatc's parse leaves this padding
+            return b.create_vector_bytes(raw, sp.size, n, sp.align)
+        sc = f.vec_scalar
+        assert sc is not None
+        return b.create_vector_bytes(raw, sc.size, n, sc.size)
 
     def flexbuffer(self, v: Any) -> int:
         """A ``flexbuffer`` field as flatc writes it: the value (JSON-like; ``bytes`` are taken

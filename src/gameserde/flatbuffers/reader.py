@@ -1085,6 +1085,14 @@ def view(schema: FbsSchema, buf: Any, root_type: str | None = None, *,
     return _mk_table(cls, b, _root_offset(b, start, None, None), None, None)
 
 
+def struct_dtype(schema: FbsSchema, name: str) -> Any:
+    """The numpy structured dtype of struct ``name`` (as ``VectorView.numpy()`` gives a vector
+    of it: field names, little-endian formats, offsets and the padded size)."""
+    if _np is None:
+        raise ImportError("numpy is not installed")
+    return _struct_plan(_compiled(schema), schema.struct(name).name).dtype
+
+
 def file_identifier(buf: Any, *, size_prefixed: bool = False) -> str | None:
     """The 4-character file identifier (bytes 4..7, or 8..11 after a size prefix), or None
     when the buffer is too short."""
