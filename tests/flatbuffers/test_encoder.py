@@ -425,3 +425,24 @@ def test_random_schemas_match_flatc(flatc: str, tmp_path_factory: pytest.TempPat
             continue
         got = from_json(schema, text)
         assert got == want, f"schema:\n{fbs}\njson:\n{text}"
+
+
+def test_nested_vector64_object_is_written_as_flatc_writes_it(flatc: str,
+                                                              tmp_path: Path) -> None:
+    # flatc builds a nested_flatbuffer given as an object with its 32-bit CreateVector even
+    # when the field is vector64: a 4-byte length behind the 64-bit offset. Same bytes here.
+    fbs = ('table Inner { a:int; s:string; }\n'
+           'table T { x:short; nested:[ubyte] (vector64, nested_flatbuffer: "Inner"); }\n'
+           'root_type T;\n')
+    values: list[dict[str, Any]] = [{"nested": {"a": 1}},
+                                    {"x": 3, "nested": {"a": -5, "s": "hi"}}, {"nested": {}}]
+    docs = ['{nested: {a: 1}}', '{x: 3, nested: {a: -5, s: "hi"}}', '{nested: {}}']
+    expected = flatc_binaries(flatc, tmp_path, fbs, docs)
+    schema = load_schema(fbs)
+    for text, value, want in zip(docs, values, expected, strict=True):
+        assert want is not None
+        assert from_json(schema, text) == want
+        assert encode(schema, value) == want
+    want = expected[0]
+    assert want is not None
+    assert int.from_bytes(want[24:28], "little") == len(want) - 28  # the 32-bit length

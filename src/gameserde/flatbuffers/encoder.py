@@ -1076,6 +1076,10 @@ class _Encoder:
             return self.flexbuffer(v)
         vk = f.vec_kind
         if f.vector64:
+            if f.nested is not None and isinstance(v, Mapping):
+                # flatc builds it as for a 32-bit field: a 4-byte length behind the 64-bit
+                # offset, which no reader or verifier accepts; the same bytes here
+                return self.nested_flatbuffer(f, v)
             return self.vector64(f, v)
         if vk in (_K_INT, _K_STRUCT) and _is_ndarray(v) and not f.force_align and not f.nested:
             handle = self.numpy_vector(f, v)
@@ -1242,6 +1246,20 @@ class _Encoder:
             raise _err(f"invalid offset in vector: {exc}") from None
         return b.create_vector_bytes(raw, 4, n, 4)
 
+    def nested_flatbuffer(self, f: _FieldPlan, v: Mapping[str, Any]) -> int:
+        """A ``nested_flatbuffer`` given as an object: built in a builder of its own (no file
+        identifier), then stored as a ubyte vector aligned to the nested buffer's minalign."""
+        assert f.nested is not None
+        nb = Builder(flatc_compatible=True)
+        sub = _Encoder(self.plans, nb, self.force_defaults, self.json_rules)
+        if self.force_defaults:
+            nb.force_defaults(True)
+        root = sub.table(self.plans.table(f.nested), v)
+        nb.finish(root)
+        data = nb.output()
+        self.b.force_vector_alignment(len(data), 1, nb.minalign)
+        return self.b.create_vector_bytes(data, 1, len(data), 1)
+
     def vector_generic(self, f: _FieldPlan, v: Any) -> int:
         b = self.b
         vk = f.vec_kind
@@ -1249,15 +1267,7 @@ class _Encoder:
             raise _err("cannot parse nested_flatbuffer as bytes unless --json-nested-bytes "
                        "is set")
         if f.nested is not None and isinstance(v, Mapping):
-            nb = Builder(flatc_compatible=True)
-            sub = _Encoder(self.plans, nb, self.force_defaults, self.json_rules)
-            if self.force_defaults:
-                nb.force_defaults(True)
-            root = sub.table(self.plans.table(f.nested), v)
-            nb.finish(root)
-            data = nb.output()
-            b.force_vector_alignment(len(data), 1, nb.minalign)
-            return b.create_vector_bytes(data, 1, len(data), 1)
+            return self.nested_flatbuffer(f, v)
         if isinstance(v, (bytes, bytearray, memoryview)) and vk == _K_INT:
             sc = f.vec_scalar
             assert sc is not None
