@@ -7,6 +7,14 @@ whenever an extension meets something it does not handle, or any problem, it giv
 caller runs the reference over the whole input, which produces the result or raises the exact
 error. So the public API gives the same values, bytes and errors with or without them.
 
+``_reader_speedups`` also reads the lazy :func:`~gameserde.flatbuffers.reader.view`: view
+classes built while ``ENABLED`` is true (when a schema's first view of a table type is made)
+get C descriptors in place of the reference's ``property`` getters, and ``VectorView`` gets C
+``__iter__``/``__len__``/``__getitem__`` (from the first such class on). Those read
+``ENABLED`` on every access: when it is false, or on anything unusual, they call the reference
+getter or method, which returns the value or raises the exact error. Classes built while it
+is false are the pure-Python ones for good.
+
 ``ENABLED`` is true when ``GAMESERDE_PURE`` is not set to a non-empty value other than ``0``;
 an extension is used when it is loaded (``encoder``/``reader`` not None) and ``ENABLED`` is
 true. Tests switch ``ENABLED`` off to force the reference.

@@ -1,5 +1,7 @@
 /*
- * Optional C twin of gameserde.flatbuffers.reader.decode(): a whole buffer to dicts and lists.
+ * Optional C twin of gameserde.flatbuffers.reader.decode(): a whole buffer to dicts and lists;
+ * and of the lazy view()'s attribute access (see "View getters" below, which has its own
+ * give-up rule: it calls the reference getter instead of returning None).
  *
  * The pure-Python decode() (reader._decode_table and friends) is the reference; this module
  * must return exactly what it returns, for every buffer it accepts.  The give-up rule: on
@@ -37,6 +39,7 @@
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <structmember.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -800,6 +803,1038 @@ done:
     }
     Py_RETURN_NONE;
 }
+/* ========================================================================================= */
+/* View getters                                                                              */
+/* ========================================================================================= */
+
+/*
+ * The C twin of the lazy view()'s attribute access.  reader._table_plan puts a Getter (a
+ * descriptor made by getter()) in a view class in place of the reference's
+ * `property(getter)` for scalar, string, struct, table, vector (not of unions) and union
+ * fields; vector elements get an ElemInfo (made by elem(), kept in _Elem.fast); and
+ * setup_views() gives C __iter__/__len__/__getitem__ methods that reader puts on VectorView.
+ * They read the instance slots the reference reads (_b, _t, _vt, _vs of a TableView; _b, _d,
+ * _n, _el of a VectorView: their offsets come from the classes' member descriptors), and
+ * create objects of the very classes the reference creates, with the same slots.
+ *
+ * Give-up rule, per call: when _accel.ENABLED is not true, or on anything unusual -- a slot
+ * holding something unexpected, a memoryview that is released or not 1-D bytes, a read out of
+ * bounds, a class not built yet, a union member that is not a table, any error but
+ * MemoryError -- they call the reference (the property's getter, or VectorView's original
+ * method), which returns the value or raises the exact error.  Buffer memory is pinned with
+ * PyObject_GetBuffer for the duration of each call (a finalizer run by an allocation cannot
+ * release it).  Vectors of scalars and of flat structs longer than ITER_LIST_MAX keep the
+ * reference's lazy iterator; other iterations build the list up front (as the reference does
+ * for tables) and fall back to the reference's iterator if an element cannot be read.
+ */
+
+#define ITER_LIST_MAX 65536
+#define SLOT(o, off) (*(PyObject **)((char *)(o) + (off)))
+
+/* Getter kinds (reader: G_*) and element kinds (reader's own SCALAR, STRUCT, STRING, TABLE). */
+enum { G_SCALAR, G_STRING, G_STRUCT, G_TABLE, G_VECTOR, G_UNION, G_COUNT };
+enum { E_SCALAR = 0, E_STRUCT = 1, E_STRING = 2, E_TABLE = 3 };
+
+/* Set by setup_views(). */
+static PyObject *v_flags;   /* _accel.__dict__ (ENABLED is read per call) */
+static PyObject *v_enabled; /* "ENABLED" */
+static PyObject *v_cls_str; /* "cls" */
+static PyTypeObject *v_table, *v_lazy, *v_vector, *v_elem;
+static PyObject *v_iter_ref, *v_len_ref, *v_getitem_ref; /* VectorView's reference methods */
+static Py_ssize_t tb_b, tb_t, tb_vt, tb_vs, tb_par, tb_step; /* TableView slots */
+static Py_ssize_t ls_b, ls_p;                                 /* LazyStructView slots */
+static Py_ssize_t vv_b, vv_d, vv_n, vv_el, vv_par, vv_step, vv_aux; /* VectorView slots */
+static Py_ssize_t el_fast;                                    /* _Elem.fast */
+
+static int
+views_enabled(void)
+{
+    PyObject *v = PyDict_GetItemWithError(v_flags, v_enabled);
+    if (v == Py_True)
+        return 1;
+    if (v == NULL || v == Py_False)
+        return PyErr_Occurred() ? -1 : 0;
+    return PyObject_IsTrue(v);
+}
+
+/* The reference's answer: ref(obj) or ref(obj, arg); an exception other than MemoryError
+ * pending from the C attempt is dropped first. */
+static PyObject *
+give_up(PyObject *ref, PyObject *obj, PyObject *arg)
+{
+    if (PyErr_Occurred()) {
+        if (PyErr_ExceptionMatches(PyExc_MemoryError))
+            return NULL;
+        PyErr_Clear();
+    }
+    if (arg == NULL)
+        return PyObject_CallOneArg(ref, obj);
+    PyObject *args[2] = {obj, arg};
+    return PyObject_Vectorcall(ref, args, 2, NULL);
+}
+
+/* A memoryview of bytes (format B, 1-D, contiguous), pinned. */
+typedef struct {
+    Py_buffer view; /* our export: view.obj holds the memoryview */
+    PyObject *mv;
+    const unsigned char *b;
+    uint64_t len;
+} Pin;
+
+static int
+pin(PyObject *mv, Pin *p)
+{
+    if (mv == NULL || !PyMemoryView_Check(mv))
+        return -1;
+    /* fails (ValueError) for a released memoryview, (BufferError) for a non-contiguous one */
+    if (PyObject_GetBuffer(mv, &p->view, PyBUF_FORMAT | PyBUF_ND) < 0)
+        return -1;
+    if (p->view.ndim != 1 || p->view.itemsize != 1 || p->view.format == NULL ||
+        strcmp(p->view.format, "B") != 0 || p->view.len < 0) {
+        PyBuffer_Release(&p->view);
+        return -1;
+    }
+    p->mv = mv;
+    p->b = p->view.buf;
+    p->len = (uint64_t)p->view.len;
+    return 0;
+}
+
+/* A slot holding an int >= 0 (an exact int, as the reference stores). */
+static int
+slot_int(PyObject *o, Py_ssize_t off, uint64_t *out)
+{
+    PyObject *v = SLOT(o, off);
+    if (v == NULL || !PyLong_CheckExact(v))
+        return -1;
+    long long x = PyLong_AsLongLong(v);
+    if (x < 0)
+        return -1; /* OverflowError or negative */
+    *out = (uint64_t)x;
+    return 0;
+}
+
+/* A finished view class: a subclass of TableView other than TableView itself (a plan being
+ * built still holds TableView). */
+static int
+is_view_class(PyObject *c)
+{
+    return PyType_Check(c) && (PyTypeObject *)c != v_table &&
+           PyType_IsSubtype((PyTypeObject *)c, v_table);
+}
+
+/* The class `resolve()` gives, cached in *cache once final; NULL: give up. */
+static PyTypeObject *
+resolved(PyTypeObject **cache, PyObject *resolve)
+{
+    if (*cache != NULL)
+        return *cache;
+    PyObject *c = PyObject_CallNoArgs(resolve);
+    if (c == NULL)
+        return NULL;
+    if (!is_view_class(c)) {
+        Py_DECREF(c);
+        return NULL;
+    }
+    *cache = (PyTypeObject *)c;
+    return *cache;
+}
+
+/* A new view (class cls) of the table at t: the reference's _mk_table checks; NULL: give up. */
+static PyObject *
+new_table(PyTypeObject *cls, const Pin *pin, uint64_t t, PyObject *par, PyObject *step)
+{
+    const unsigned char *b = pin->b;
+    uint64_t len = pin->len;
+    if (t + 4 > len)
+        return NULL;
+    int64_t vt = (int64_t)t - (int32_t)ld_u32(b + t);
+    if (vt < 0 || (uint64_t)vt + 2 > len)
+        return NULL;
+    unsigned vs = ld_u16(b + vt);
+    if ((uint64_t)vt + vs + (vs & 1) > len)
+        return NULL;
+    PyObject *pt = PyLong_FromUnsignedLongLong(t);
+    PyObject *pvt = PyLong_FromLongLong(vt);
+    PyObject *pvs = PyLong_FromLong((long)vs);
+    PyObject *o = NULL;
+    if (pt != NULL && pvt != NULL && pvs != NULL)
+        o = cls->tp_alloc(cls, 0);
+    if (o == NULL) {
+        Py_XDECREF(pt);
+        Py_XDECREF(pvt);
+        Py_XDECREF(pvs);
+        return NULL;
+    }
+    SLOT(o, tb_b) = Py_NewRef(pin->mv);
+    SLOT(o, tb_t) = pt;
+    SLOT(o, tb_vt) = pvt;
+    SLOT(o, tb_vs) = pvs;
+    SLOT(o, tb_par) = Py_NewRef(par);
+    SLOT(o, tb_step) = Py_NewRef(step);
+    return o;
+}
+
+/* How to make a struct: a FlatStructView subclass (flat: its scalar fields) or a
+ * LazyStructView subclass.  Parsed from (cls, size, flat, ((offset, code), ...)). */
+typedef struct {
+    PyTypeObject *cls; /* owned */
+    uint32_t size;
+    int flat;
+    Py_ssize_t n;
+    uint32_t *off;
+    uint8_t *code;
+} Shape;
+
+static void
+shape_free(Shape *s)
+{
+    Py_CLEAR(s->cls);
+    PyMem_Free(s->off);
+    PyMem_Free(s->code);
+    s->off = NULL;
+    s->code = NULL;
+    s->n = 0;
+}
+
+static int
+shape_parse(Shape *s, PyObject *spec)
+{
+    PyObject *const *it = tuple_items(spec, 4, "struct shape");
+    long size;
+    if (it == NULL || !PyType_Check(it[0]) ||
+        int_in(it[1], 1, 1L << 24, &size, "struct size") < 0)
+        return -1;
+    int flat = PyObject_IsTrue(it[2]);
+    if (flat < 0)
+        return -1;
+    PyTypeObject *cls = (PyTypeObject *)it[0];
+    if (flat ? !PyType_IsSubtype(cls, &PyTuple_Type) : !PyType_IsSubtype(cls, v_lazy))
+        return bad_program("struct class");
+    PyObject *const *fi = tuple_items(it[3], -1, "struct fields");
+    if (fi == NULL)
+        return -1;
+    Py_ssize_t n = PyTuple_GET_SIZE(it[3]);
+    if (flat && n == 0)
+        return bad_program("flat struct without fields");
+    s->off = PyMem_Calloc(n ? (size_t)n : 1, sizeof(uint32_t));
+    s->code = PyMem_Calloc(n ? (size_t)n : 1, 1);
+    if (s->off == NULL || s->code == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *const *fd = tuple_items(fi[k], 2, "struct field");
+        long off, code;
+        if (fd == NULL || int_in(fd[0], 0, size, &off, "field offset") < 0 ||
+            int_in(fd[1], 0, SC_COUNT - 1, &code, "scalar code") < 0)
+            return -1;
+        if (off + sc_size[code] > size)
+            return bad_program("struct field past the struct's end");
+        s->off[k] = (uint32_t)off;
+        s->code[k] = (uint8_t)code;
+    }
+    s->n = n;
+    s->size = (uint32_t)size;
+    s->flat = flat;
+    s->cls = (PyTypeObject *)Py_NewRef(cls);
+    return 0;
+}
+
+/* The struct at p (the caller checked p + size <= len). */
+static PyObject *
+new_struct(const Shape *sh, const Pin *pin, uint64_t p)
+{
+    PyTypeObject *cls = sh->cls;
+    if (sh->flat) {
+        PyObject *o = cls->tp_alloc(cls, sh->n);
+        if (o == NULL)
+            return NULL;
+        for (Py_ssize_t k = 0; k < sh->n; k++) {
+            PyObject *x = scalar(sh->code[k], pin->b + p + sh->off[k]);
+            if (x == NULL) {
+                Py_DECREF(o);
+                return NULL;
+            }
+            PyTuple_SET_ITEM(o, k, x);
+        }
+        return o;
+    }
+    PyObject *pp = PyLong_FromUnsignedLongLong(p);
+    if (pp == NULL)
+        return NULL;
+    PyObject *o = cls->tp_alloc(cls, 0);
+    if (o == NULL) {
+        Py_DECREF(pp);
+        return NULL;
+    }
+    SLOT(o, ls_b) = Py_NewRef(pin->mv);
+    SLOT(o, ls_p) = pp;
+    return o;
+}
+
+/* A new VectorView (the reference's _make_vector). */
+static PyObject *
+new_vector(const Pin *pin, uint64_t d, uint64_t n, PyObject *el, PyObject *par, PyObject *step)
+{
+    PyObject *pd = PyLong_FromUnsignedLongLong(d);
+    PyObject *pn = PyLong_FromUnsignedLongLong(n);
+    PyObject *o = NULL;
+    if (pd != NULL && pn != NULL)
+        o = v_vector->tp_alloc(v_vector, 0);
+    if (o == NULL) {
+        Py_XDECREF(pd);
+        Py_XDECREF(pn);
+        return NULL;
+    }
+    SLOT(o, vv_b) = Py_NewRef(pin->mv);
+    SLOT(o, vv_d) = pd;
+    SLOT(o, vv_n) = pn;
+    SLOT(o, vv_el) = Py_NewRef(el);
+    SLOT(o, vv_par) = Py_NewRef(par);
+    SLOT(o, vv_step) = Py_NewRef(step);
+    SLOT(o, vv_aux) = Py_NewRef(Py_None);
+    return o;
+}
+
+/* ----------------------------------------------------------------------------------------- */
+/* ElemInfo: how to read one vector element (kept in _Elem.fast)                              */
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *resolve;  /* E_TABLE: callable giving the element class */
+    PyTypeObject *cls;  /* E_TABLE: its result once final */
+    Shape shape;        /* E_STRUCT */
+    uint32_t size;
+    uint8_t kind, code; /* code: E_SCALAR */
+} ElemInfo;
+
+static int
+elem_traverse(PyObject *self, visitproc visit, void *arg)
+{
+    ElemInfo *e = (ElemInfo *)self;
+    Py_VISIT(e->resolve);
+    Py_VISIT(e->cls);
+    Py_VISIT(e->shape.cls);
+    return 0;
+}
+
+static int
+elem_clear(PyObject *self)
+{
+    ElemInfo *e = (ElemInfo *)self;
+    Py_CLEAR(e->resolve);
+    Py_CLEAR(e->cls);
+    Py_CLEAR(e->shape.cls);
+    return 0;
+}
+
+static void
+elem_dealloc(PyObject *self)
+{
+    PyObject_GC_UnTrack(self);
+    elem_clear(self);
+    shape_free(&((ElemInfo *)self)->shape);
+    Py_TYPE(self)->tp_free(self);
+}
+
+static PyTypeObject ElemInfo_Type = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "gameserde.flatbuffers._reader_speedups.ElemInfo",
+    .tp_basicsize = sizeof(ElemInfo),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+    .tp_doc = "How the C vector methods read one element (see elem()).",
+    .tp_traverse = elem_traverse,
+    .tp_clear = elem_clear,
+    .tp_dealloc = elem_dealloc,
+};
+
+static int
+views_ready(void)
+{
+    if (v_flags == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "setup_views() was not called");
+        return 0;
+    }
+    return 1;
+}
+
+PyDoc_STRVAR(elem_doc,
+"elem(kind, size, code, extra) -> ElemInfo\n\n"
+"How to read a vector element of reader kind SCALAR (code: scalar code), STRING, STRUCT\n"
+"(extra: (cls, size, flat, ((offset, code), ...))) or TABLE (extra: a callable giving the\n"
+"element class). ValueError if malformed.");
+
+static PyObject *
+rs_elem(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)module;
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "elem() takes 4 arguments");
+        return NULL;
+    }
+    if (!views_ready())
+        return NULL;
+    long kind, size, code = 0;
+    if (int_in(args[0], E_SCALAR, E_TABLE, &kind, "element kind") < 0 ||
+        int_in(args[1], 1, 1L << 24, &size, "element size") < 0)
+        return NULL;
+    ElemInfo *e = PyObject_GC_New(ElemInfo, &ElemInfo_Type);
+    if (e == NULL)
+        return NULL;
+    e->resolve = NULL;
+    e->cls = NULL;
+    memset(&e->shape, 0, sizeof(Shape));
+    e->kind = (uint8_t)kind;
+    e->size = (uint32_t)size;
+    e->code = 0;
+    PyObject_GC_Track(e);
+    switch (kind) {
+    case E_SCALAR:
+        if (int_in(args[2], 0, SC_COUNT - 1, &code, "scalar code") < 0)
+            goto fail;
+        if (sc_size[code] != size) {
+            bad_program("scalar element size");
+            goto fail;
+        }
+        e->code = (uint8_t)code;
+        break;
+    case E_STRUCT:
+        if (shape_parse(&e->shape, args[3]) < 0)
+            goto fail;
+        if (e->shape.size != (uint32_t)size) {
+            bad_program("struct element size");
+            goto fail;
+        }
+        break;
+    default: /* E_STRING, E_TABLE: an offset */
+        if (size != 4) {
+            bad_program("offset element size");
+            goto fail;
+        }
+        if (kind == E_TABLE) {
+            if (!PyCallable_Check(args[3])) {
+                bad_program("table resolver");
+                goto fail;
+            }
+            e->resolve = Py_NewRef(args[3]);
+        }
+    }
+    return (PyObject *)e;
+fail:
+    Py_DECREF(e);
+    return NULL;
+}
+
+/* Element i of a vector with data at d (bounds checked by the caller); cls for E_TABLE. */
+static PyObject *
+elem_at(const ElemInfo *e, PyTypeObject *cls, const Pin *pin, uint64_t d, uint64_t i,
+        PyObject *vec)
+{
+    uint64_t q = d + i * e->size;
+    switch (e->kind) {
+    case E_SCALAR:
+        return scalar(e->code, pin->b + q);
+    case E_STRING: {
+        Buf buf = {pin->b, pin->len};
+        return dec_string(buf, q);
+    }
+    case E_STRUCT:
+        return new_struct(&e->shape, pin, q);
+    default: {
+        PyObject *step = PyLong_FromUnsignedLongLong(i);
+        if (step == NULL)
+            return NULL;
+        PyObject *r = new_table(cls, pin, q + ld_u32(pin->b + q), vec, step);
+        Py_DECREF(step);
+        return r;
+    }
+    }
+}
+
+/* ----------------------------------------------------------------------------------------- */
+/* Getter: the descriptor of one table field                                                  */
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *prop;    /* the reference property: its setter and __set_name__ */
+    PyObject *fget;    /* the reference getter: runs on give-up */
+    PyObject *name;    /* the field's name: the step of what it creates */
+    PyObject *dflt;    /* absent: this (scalars, strings), None or a new [] (vectors) */
+    PyObject *extra;   /* G_TABLE: resolver; G_VECTOR: the _Elem; G_UNION: {tag: plan|None} */
+    PyTypeObject *cls; /* G_TABLE: the resolved class */
+    Shape shape;       /* G_STRUCT */
+    uint32_t esize;    /* G_VECTOR: element size */
+    uint16_t slot, type_slot;
+    uint8_t kind, code;
+} Getter;
+
+static int
+getter_traverse(PyObject *self, visitproc visit, void *arg)
+{
+    Getter *g = (Getter *)self;
+    Py_VISIT(g->prop);
+    Py_VISIT(g->fget);
+    Py_VISIT(g->name);
+    Py_VISIT(g->dflt);
+    Py_VISIT(g->extra);
+    Py_VISIT(g->cls);
+    Py_VISIT(g->shape.cls);
+    return 0;
+}
+
+static int
+getter_clear(PyObject *self)
+{
+    Getter *g = (Getter *)self;
+    Py_CLEAR(g->prop);
+    Py_CLEAR(g->fget);
+    Py_CLEAR(g->name);
+    Py_CLEAR(g->dflt);
+    Py_CLEAR(g->extra);
+    Py_CLEAR(g->cls);
+    Py_CLEAR(g->shape.cls);
+    return 0;
+}
+
+static void
+getter_dealloc(PyObject *self)
+{
+    PyObject_GC_UnTrack(self);
+    getter_clear(self);
+    shape_free(&((Getter *)self)->shape);
+    Py_TYPE(self)->tp_free(self);
+}
+
+/* The table's state: its slots, its buffer pinned; -1: give up (nothing pinned). */
+typedef struct {
+    Pin pin;
+    uint64_t t, vt, vs;
+} TState;
+
+static int
+tstate(PyObject *obj, TState *s)
+{
+    if (!PyObject_TypeCheck(obj, v_table) || slot_int(obj, tb_t, &s->t) < 0 ||
+        slot_int(obj, tb_vt, &s->vt) < 0 || slot_int(obj, tb_vs, &s->vs) < 0 ||
+        pin(SLOT(obj, tb_b), &s->pin) < 0)
+        return -1;
+    /* as the reference leaves them (anything else: it decides) */
+    if (s->t > s->pin.len || s->vt > s->pin.len || s->vs > 0xffff) {
+        PyBuffer_Release(&s->pin.view);
+        return -1;
+    }
+    return 0;
+}
+
+/* The offset of the field in vtable slot `slot` (0: absent); -1: give up. */
+static inline int64_t
+field_at(const TState *s, unsigned slot)
+{
+    if (slot >= s->vs)
+        return 0;
+    uint64_t at = s->vt + slot;
+    if (at + 2 > s->pin.len)
+        return -1;
+    return ld_u16(s->pin.b + at);
+}
+
+/* The value of a present field at p; NULL: give up. */
+static PyObject *
+getter_present(Getter *g, PyObject *obj, const TState *s, uint64_t p)
+{
+    const unsigned char *b = s->pin.b;
+    uint64_t len = s->pin.len;
+    switch (g->kind) {
+    case G_SCALAR:
+        return p + sc_size[g->code] <= len ? scalar(g->code, b + p) : NULL;
+    case G_STRING: {
+        Buf buf = {b, len};
+        return dec_string(buf, p);
+    }
+    case G_STRUCT:
+        return p + g->shape.size <= len ? new_struct(&g->shape, &s->pin, p) : NULL;
+    case G_TABLE: {
+        PyTypeObject *cls = resolved(&g->cls, g->extra);
+        if (cls == NULL || p + 4 > len)
+            return NULL;
+        return new_table(cls, &s->pin, p + ld_u32(b + p), obj, g->name);
+    }
+    case G_VECTOR: {
+        uint64_t d, n;
+        Buf buf = {b, len};
+        if (vec_header(buf, p, g->esize, &d, &n) < 0)
+            return NULL;
+        return new_vector(&s->pin, d, n, g->extra, obj, g->name);
+    }
+    default: { /* G_UNION */
+        int64_t to = field_at(s, g->type_slot);
+        if (to < 0)
+            return NULL;
+        unsigned tag = 0;
+        if (to) {
+            if (s->t + (uint64_t)to >= len)
+                return NULL;
+            tag = b[s->t + (uint64_t)to];
+        }
+        PyObject *key = PyLong_FromLong((long)tag);
+        if (key == NULL)
+            return NULL;
+        PyObject *m = PyDict_GetItemWithError(g->extra, key);
+        Py_DECREF(key);
+        if (m == NULL)
+            return PyErr_Occurred() ? NULL : Py_NewRef(Py_None); /* unknown tag: None */
+        if (m == Py_None || p + 4 > len)
+            return NULL; /* a struct or string member: the reference reads it */
+        Py_INCREF(m);
+        PyObject *cls = PyObject_GetAttr(m, v_cls_str);
+        Py_DECREF(m);
+        if (cls == NULL)
+            return NULL;
+        PyObject *r = NULL;
+        if (is_view_class(cls))
+            r = new_table((PyTypeObject *)cls, &s->pin, p + ld_u32(b + p), obj, g->name);
+        Py_DECREF(cls);
+        return r;
+    }
+    }
+}
+
+static PyObject *
+getter_get(PyObject *self, PyObject *obj, PyObject *type)
+{
+    (void)type;
+    Getter *g = (Getter *)self;
+    if (obj == NULL || obj == Py_None)
+        return Py_NewRef(self);
+    int on = views_enabled();
+    if (on <= 0)
+        return on < 0 ? NULL : PyObject_CallOneArg(g->fget, obj);
+    TState s;
+    if (tstate(obj, &s) < 0)
+        return give_up(g->fget, obj, NULL);
+    PyObject *r = NULL;
+    int64_t o = field_at(&s, g->slot);
+    if (o > 0)
+        r = getter_present(g, obj, &s, s.t + (uint64_t)o);
+    else if (o == 0)
+        r = g->kind == G_SCALAR || g->kind == G_STRING ? Py_NewRef(g->dflt)
+            : g->kind == G_VECTOR && g->dflt != Py_None ? PyList_New(0)
+            : Py_NewRef(Py_None);
+    PyBuffer_Release(&s.pin.view);
+    return r != NULL ? r : give_up(g->fget, obj, NULL);
+}
+
+static int
+getter_set(PyObject *self, PyObject *obj, PyObject *value)
+{
+    PyObject *prop = ((Getter *)self)->prop;
+    return Py_TYPE(prop)->tp_descr_set(prop, obj, value);
+}
+
+static PyObject *
+getter_set_name(PyObject *self, PyObject *args)
+{
+    PyObject *method = PyObject_GetAttrString(((Getter *)self)->prop, "__set_name__");
+    if (method == NULL)
+        return NULL;
+    PyObject *r = PyObject_Call(method, args, NULL);
+    Py_DECREF(method);
+    return r;
+}
+
+static PyMethodDef getter_methods[] = {
+    {"__set_name__", getter_set_name, METH_VARARGS, "Passed on to the reference property."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyMemberDef getter_members[] = {
+    {"fget", T_OBJECT, offsetof(Getter, fget), READONLY, "The reference getter."},
+    {"property", T_OBJECT, offsetof(Getter, prop), READONLY, "The reference property."},
+    {NULL, 0, 0, 0, NULL},
+};
+
+static PyTypeObject Getter_Type = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "gameserde.flatbuffers._reader_speedups.Getter",
+    .tp_basicsize = sizeof(Getter),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+    .tp_doc = "A view field read in C, the reference property's getter on give-up.",
+    .tp_traverse = getter_traverse,
+    .tp_clear = getter_clear,
+    .tp_dealloc = getter_dealloc,
+    .tp_descr_get = getter_get,
+    .tp_descr_set = getter_set,
+    .tp_methods = getter_methods,
+    .tp_members = getter_members,
+};
+
+PyDoc_STRVAR(getter_doc,
+"getter(prop, kind, slot, name, default, a, b) -> Getter\n\n"
+"The descriptor of a table field of kind G_SCALAR (a: scalar code), G_STRING, G_STRUCT\n"
+"(a: (cls, size, flat, ((offset, code), ...))), G_TABLE (a: a callable giving the class),\n"
+"G_VECTOR (a: the _Elem, b: its size) or G_UNION (a: {tag: table plan or None}, b: the\n"
+"vtable slot of the _type field). prop is the reference property. ValueError if malformed.");
+
+static PyObject *
+rs_getter(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)module;
+    if (nargs != 7) {
+        PyErr_SetString(PyExc_TypeError, "getter() takes 7 arguments");
+        return NULL;
+    }
+    if (!views_ready())
+        return NULL;
+    PyObject *prop = args[0];
+    long kind, slot, code = 0, b = 0;
+    if (int_in(args[1], 0, G_COUNT - 1, &kind, "getter kind") < 0 ||
+        int_in(args[2], 4, 0xfffe, &slot, "slot") < 0)
+        return NULL;
+    if (!PyUnicode_Check(args[3]))
+        return PyErr_Format(PyExc_ValueError, "compile(): malformed program (field name)");
+    if (Py_TYPE(prop)->tp_descr_set == NULL)
+        return PyErr_Format(PyExc_ValueError, "compile(): malformed program (property)");
+    PyObject *fget = PyObject_GetAttrString(prop, "fget");
+    if (fget == NULL)
+        return NULL;
+    if (!PyCallable_Check(fget)) {
+        Py_DECREF(fget);
+        return PyErr_Format(PyExc_ValueError, "compile(): malformed program (getter)");
+    }
+    Getter *g = PyObject_GC_New(Getter, &Getter_Type);
+    if (g == NULL) {
+        Py_DECREF(fget);
+        return NULL;
+    }
+    g->prop = Py_NewRef(prop);
+    g->fget = fget;
+    g->name = Py_NewRef(args[3]);
+    g->dflt = Py_NewRef(args[4]);
+    g->extra = NULL;
+    g->cls = NULL;
+    memset(&g->shape, 0, sizeof(Shape));
+    g->esize = 0;
+    g->slot = (uint16_t)slot;
+    g->type_slot = 0;
+    g->kind = (uint8_t)kind;
+    g->code = 0;
+    PyObject_GC_Track(g);
+    switch (kind) {
+    case G_SCALAR:
+        if (int_in(args[5], 0, SC_COUNT - 1, &code, "scalar code") < 0)
+            goto fail;
+        g->code = (uint8_t)code;
+        break;
+    case G_STRING:
+        break;
+    case G_STRUCT:
+        if (shape_parse(&g->shape, args[5]) < 0)
+            goto fail;
+        break;
+    case G_TABLE:
+        if (!PyCallable_Check(args[5])) {
+            bad_program("table resolver");
+            goto fail;
+        }
+        g->extra = Py_NewRef(args[5]);
+        break;
+    case G_VECTOR:
+        if (!PyObject_TypeCheck(args[5], v_elem)) {
+            bad_program("vector element");
+            goto fail;
+        }
+        if (int_in(args[6], 1, 1L << 24, &b, "element size") < 0)
+            goto fail;
+        g->extra = Py_NewRef(args[5]);
+        g->esize = (uint32_t)b;
+        break;
+    default: /* G_UNION */
+        if (!PyDict_Check(args[5])) {
+            bad_program("union members");
+            goto fail;
+        }
+        if (int_in(args[6], 4, 0xfffe, &b, "type slot") < 0)
+            goto fail;
+        g->extra = Py_NewRef(args[5]);
+        g->type_slot = (uint16_t)b;
+        break;
+    }
+    return (PyObject *)g;
+fail:
+    Py_DECREF(g);
+    return NULL;
+}
+
+/* ----------------------------------------------------------------------------------------- */
+/* VectorView methods                                                                         */
+
+/* The vector's state: its slots, its element info (a new reference), its buffer pinned and
+ * the data inside it; -1: give up (nothing held). */
+typedef struct {
+    Pin pin;
+    uint64_t d, n;
+    ElemInfo *e;
+} VState;
+
+static int
+vstate(PyObject *self, VState *s)
+{
+    if (slot_int(self, vv_d, &s->d) < 0 || slot_int(self, vv_n, &s->n) < 0)
+        return -1;
+    PyObject *el = SLOT(self, vv_el);
+    if (el == NULL || !PyObject_TypeCheck(el, v_elem))
+        return -1;
+    PyObject *fast = SLOT(el, el_fast);
+    if (fast == NULL || !Py_IS_TYPE(fast, &ElemInfo_Type))
+        return -1;
+    if (pin(SLOT(self, vv_b), &s->pin) < 0)
+        return -1;
+    s->e = (ElemInfo *)Py_NewRef(fast);
+    uint64_t len = s->pin.len;
+    if (s->d > len || s->n > (len - s->d) / s->e->size) {
+        Py_DECREF(s->e);
+        PyBuffer_Release(&s->pin.view);
+        return -1;
+    }
+    return 0;
+}
+
+static void
+vstate_release(VState *s)
+{
+    Py_DECREF(s->e);
+    PyBuffer_Release(&s->pin.view);
+}
+
+static PyObject *
+vec_iter(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    int on = views_enabled();
+    if (on <= 0)
+        return on < 0 ? NULL : PyObject_CallOneArg(v_iter_ref, self);
+    VState s;
+    if (vstate(self, &s) < 0)
+        return give_up(v_iter_ref, self, NULL);
+    const ElemInfo *e = s.e;
+    PyObject *list = NULL;
+    PyTypeObject *cls = NULL;
+    if ((e->kind == E_SCALAR || (e->kind == E_STRUCT && e->shape.flat)) &&
+        s.n > ITER_LIST_MAX)
+        goto done; /* the reference's lazy iterator */
+    if (e->kind == E_SCALAR && e->code == SC_F16)
+        goto done; /* the reference's memoryview cannot cast to 'e': it decides */
+    if (e->kind == E_TABLE && (cls = resolved(&s.e->cls, e->resolve)) == NULL)
+        goto done;
+    /* n * size <= len was checked: at most 8 pointers per buffer byte */
+    list = PyList_New((Py_ssize_t)s.n);
+    for (uint64_t i = 0; list != NULL && i < s.n; i++) {
+        PyObject *x = elem_at(e, cls, &s.pin, s.d, i, self);
+        if (x == NULL)
+            Py_CLEAR(list);
+        else
+            PyList_SET_ITEM(list, (Py_ssize_t)i, x);
+    }
+done:
+    vstate_release(&s);
+    if (list == NULL)
+        return give_up(v_iter_ref, self, NULL);
+    PyObject *it = PyObject_GetIter(list);
+    Py_DECREF(list);
+    return it;
+}
+
+static PyObject *
+vec_len(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    int on = views_enabled();
+    if (on < 0)
+        return NULL;
+    PyObject *n = SLOT(self, vv_n);
+    if (!on || n == NULL)
+        return PyObject_CallOneArg(v_len_ref, self);
+    return Py_NewRef(n);
+}
+
+static PyObject *
+vec_getitem(PyObject *self, PyObject *index)
+{
+    int on = views_enabled();
+    if (on <= 0 || !PyLong_CheckExact(index))
+        return on < 0 ? NULL : give_up(v_getitem_ref, self, index);
+    VState s;
+    if (vstate(self, &s) < 0)
+        return give_up(v_getitem_ref, self, index);
+    PyObject *r = NULL;
+    PyTypeObject *cls = NULL;
+    long long i = PyLong_AsLongLong(index);
+    if (i == -1 && PyErr_Occurred())
+        goto done;
+    if (i < 0)
+        i += (long long)s.n;
+    if (i < 0 || (uint64_t)i >= s.n)
+        goto done; /* the reference raises IndexError */
+    if (s.e->kind == E_TABLE && (cls = resolved(&s.e->cls, s.e->resolve)) == NULL)
+        goto done;
+    r = elem_at(s.e, cls, &s.pin, s.d, (uint64_t)i, self);
+done:
+    vstate_release(&s);
+    return r != NULL ? r : give_up(v_getitem_ref, self, index);
+}
+
+static PyMethodDef vector_methods[] = {
+    {"__iter__", vec_iter, METH_NOARGS, "Implement iter(self)."},
+    {"__len__", vec_len, METH_NOARGS, "Return len(self)."},
+    {"__getitem__", vec_getitem, METH_O, "Return self[index]."},
+};
+
+/* ----------------------------------------------------------------------------------------- */
+/* root: view()'s root table                                                                  */
+
+PyDoc_STRVAR(root_doc,
+"root(cls, buf, size_prefixed) -> view | None\n\n"
+"The root table of buf (bytes, bytearray or a 1-D memoryview of format B) as a view of\n"
+"class cls, as view() makes it, or None: give up (run the reference). Raises only\n"
+"MemoryError.");
+
+static PyObject *
+rs_root(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)module;
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "root() takes 3 arguments");
+        return NULL;
+    }
+    if (!views_ready())
+        return NULL;
+    PyObject *cls = args[0], *buf = args[1], *mv = NULL, *r = NULL;
+    int on = views_enabled();
+    int size_prefixed = PyObject_IsTrue(args[2]);
+    if (on <= 0 || size_prefixed < 0 || !is_view_class(cls))
+        goto done;
+    if (PyBytes_CheckExact(buf) || PyByteArray_CheckExact(buf))
+        mv = PyMemoryView_FromObject(buf); /* format B, 1-D: as the reference's _as_view */
+    else if (PyMemoryView_Check(buf))
+        mv = Py_NewRef(buf); /* pin() takes only format B, 1-D: the reference uses it as is */
+    if (mv == NULL)
+        goto done;
+    Pin p;
+    if (pin(mv, &p) < 0)
+        goto done;
+    uint64_t start = 0;
+    if (size_prefixed) {
+        if (p.len < 4 || (uint64_t)ld_u32(p.b) + 4 > p.len)
+            goto release;
+        start = 4;
+    }
+    if (start + 4 <= p.len)
+        r = new_table((PyTypeObject *)cls, &p, start + ld_u32(p.b + start), Py_None, Py_None);
+release:
+    PyBuffer_Release(&p.view);
+done:
+    Py_XDECREF(mv);
+    if (r == NULL && PyErr_Occurred()) {
+        if (PyErr_ExceptionMatches(PyExc_MemoryError))
+            return NULL;
+        PyErr_Clear();
+    }
+    return r != NULL ? r : Py_NewRef(Py_None);
+}
+
+/* ----------------------------------------------------------------------------------------- */
+/* setup_views                                                                                */
+
+/* The offset of the __slots__ member `name` of type (an object slot). */
+static int
+member_offset(PyTypeObject *type, const char *name, Py_ssize_t *out)
+{
+    PyObject *d = PyDict_GetItemString(type->tp_dict, name);
+    if (d == NULL || !PyObject_TypeCheck(d, &PyMemberDescr_Type) ||
+        PyDescr_TYPE(d) != type) {
+        PyErr_Format(PyExc_ValueError, "setup_views(): %s.%s is not a slot", type->tp_name,
+                     name);
+        return -1;
+    }
+    PyMemberDef *m = ((PyMemberDescrObject *)d)->d_member;
+    if (m->type != T_OBJECT_EX || (m->flags & READONLY) ||
+        m->offset < (Py_ssize_t)sizeof(PyObject) ||
+        m->offset + (Py_ssize_t)sizeof(PyObject *) > type->tp_basicsize) {
+        PyErr_Format(PyExc_ValueError, "setup_views(): %s.%s is not an object slot",
+                     type->tp_name, name);
+        return -1;
+    }
+    *out = m->offset;
+    return 0;
+}
+
+PyDoc_STRVAR(setup_views_doc,
+"setup_views(flags, TableView, LazyStructView, VectorView, _Elem, iter, len, getitem)\n"
+"    -> (__iter__, __len__, __getitem__)\n\n"
+"Prepare getter() and elem(): flags is _accel.__dict__ (ENABLED is read on each call), the\n"
+"classes give the slot offsets, iter/len/getitem are VectorView's reference methods. Returns\n"
+"the C methods to put on VectorView. ValueError if a class does not have the expected slots.");
+
+static PyObject *
+rs_setup_views(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)module;
+    if (nargs != 8) {
+        PyErr_SetString(PyExc_TypeError, "setup_views() takes 8 arguments");
+        return NULL;
+    }
+#if PY_BIG_ENDIAN
+    return PyErr_Format(PyExc_ValueError, "setup_views(): the readers assume little-endian");
+#endif
+    if (!PyDict_Check(args[0]))
+        return PyErr_Format(PyExc_ValueError, "setup_views(): flags is not a dict");
+    for (int k = 1; k < 5; k++)
+        if (!PyType_Check(args[k]) || ((PyTypeObject *)args[k])->tp_itemsize != 0)
+            return PyErr_Format(PyExc_ValueError, "setup_views(): not a class");
+    for (int k = 5; k < 8; k++)
+        if (!PyCallable_Check(args[k]))
+            return PyErr_Format(PyExc_ValueError, "setup_views(): not callable");
+    PyTypeObject *table = (PyTypeObject *)args[1], *lazy = (PyTypeObject *)args[2],
+                 *vector = (PyTypeObject *)args[3], *elem = (PyTypeObject *)args[4];
+    if (member_offset(table, "_b", &tb_b) < 0 || member_offset(table, "_t", &tb_t) < 0 ||
+        member_offset(table, "_vt", &tb_vt) < 0 || member_offset(table, "_vs", &tb_vs) < 0 ||
+        member_offset(table, "_par", &tb_par) < 0 ||
+        member_offset(table, "_step", &tb_step) < 0 || member_offset(lazy, "_b", &ls_b) < 0 ||
+        member_offset(lazy, "_p", &ls_p) < 0 || member_offset(vector, "_b", &vv_b) < 0 ||
+        member_offset(vector, "_d", &vv_d) < 0 || member_offset(vector, "_n", &vv_n) < 0 ||
+        member_offset(vector, "_el", &vv_el) < 0 || member_offset(vector, "_par", &vv_par) < 0 ||
+        member_offset(vector, "_step", &vv_step) < 0 ||
+        member_offset(vector, "_aux", &vv_aux) < 0 || member_offset(elem, "fast", &el_fast) < 0)
+        return NULL;
+    PyObject *methods = PyTuple_New(3);
+    if (methods == NULL)
+        return NULL;
+    for (int k = 0; k < 3; k++) {
+        PyObject *m = PyDescr_NewMethod(vector, &vector_methods[k]);
+        if (m == NULL) {
+            Py_DECREF(methods);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(methods, k, m);
+    }
+    if (v_enabled == NULL && (v_enabled = PyUnicode_InternFromString("ENABLED")) == NULL)
+        goto fail;
+    if (v_cls_str == NULL && (v_cls_str = PyUnicode_InternFromString("cls")) == NULL)
+        goto fail;
+    Py_XSETREF(v_flags, Py_NewRef(args[0]));
+    Py_XSETREF(v_table, (PyTypeObject *)Py_NewRef(table));
+    Py_XSETREF(v_lazy, (PyTypeObject *)Py_NewRef(lazy));
+    Py_XSETREF(v_vector, (PyTypeObject *)Py_NewRef(vector));
+    Py_XSETREF(v_elem, (PyTypeObject *)Py_NewRef(elem));
+    Py_XSETREF(v_iter_ref, Py_NewRef(args[5]));
+    Py_XSETREF(v_len_ref, Py_NewRef(args[6]));
+    Py_XSETREF(v_getitem_ref, Py_NewRef(args[7]));
+    return methods;
+fail:
+    Py_DECREF(methods);
+    return NULL;
+}
 
 /* ========================================================================================= */
 /* Module                                                                                    */
@@ -808,13 +1843,19 @@ done:
 static PyMethodDef methods[] = {
     {"compile", (PyCFunction)rs_compile, METH_O, compile_doc},
     {"decode", (PyCFunction)(void (*)(void))rs_decode, METH_FASTCALL, decode_doc},
+    {"setup_views", (PyCFunction)(void (*)(void))rs_setup_views, METH_FASTCALL,
+     setup_views_doc},
+    {"getter", (PyCFunction)(void (*)(void))rs_getter, METH_FASTCALL, getter_doc},
+    {"elem", (PyCFunction)(void (*)(void))rs_elem, METH_FASTCALL, elem_doc},
+    {"root", (PyCFunction)(void (*)(void))rs_root, METH_FASTCALL, root_doc},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef moduledef = {
     PyModuleDef_HEAD_INIT,
     "gameserde.flatbuffers._reader_speedups",
-    "Optional C accelerator of gameserde.flatbuffers.reader.decode(); see _accel.py.",
+    "Optional C accelerator of gameserde.flatbuffers.reader's decode() and view(); see "
+    "_accel.py.",
     -1,
     methods,
     NULL,
@@ -826,10 +1867,13 @@ static struct PyModuleDef moduledef = {
 PyMODINIT_FUNC
 PyInit__reader_speedups(void)
 {
+    if (PyType_Ready(&Getter_Type) < 0 || PyType_Ready(&ElemInfo_Type) < 0)
+        return NULL;
     PyObject *m = PyModule_Create(&moduledef);
     if (m == NULL)
         return NULL;
-    if (PyModule_AddIntConstant(m, "API_VERSION", API_VERSION) < 0) {
+    if (PyModule_AddIntConstant(m, "API_VERSION", API_VERSION) < 0 ||
+        PyModule_AddIntConstant(m, "ITER_LIST_MAX", ITER_LIST_MAX) < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -23,7 +23,9 @@
 * :func:`to_json` prints exactly what ``flatc --json [--strict-json] [--defaults-json]`` prints.
 
 Accessor plans (vtable slot, ``struct.Struct``, kind) are compiled once per (schema, table)
-into a generated view class and cached.
+into a generated view class and cached. With the C reader (``_accel``), classes built while
+``_accel.ENABLED`` is true get C descriptors for most fields (see :func:`_view_accel`); they
+fall back to the ``property`` getters here, the reference, per access.
 
 The reader does **not verify** the buffer: run the verifier first on untrusted input. Every
 read is still bounds-checked, so a bad offset raises :class:`~gameserde.errors.DecodeError`
@@ -47,6 +49,7 @@ it like any other vector.
 from __future__ import annotations
 
 import collections
+import contextlib
 import dataclasses
 import enum
 import itertools
@@ -442,7 +445,7 @@ class VectorView(Sequence[Any]):
 class _Elem:
     """How to read one vector element (or array element)."""
 
-    __slots__ = ("dtype", "fmt", "get", "kind", "plan", "size", "type", "unpack")
+    __slots__ = ("dtype", "fast", "fmt", "get", "kind", "plan", "size", "type", "unpack")
 
     def __init__(self, kind: int, size: int, get: Callable[[VectorView, int], Any],
                  type: ModelType, unpack: struct.Struct | None = None, plan: Any = None,
@@ -455,6 +458,7 @@ class _Elem:
         self.plan = plan
         self.dtype = dtype
         self.fmt = unpack.format[1:] if unpack is not None else ""
+        self.fast: Any = None  # the C vector methods' ElemInfo (see _view_accel)
 
 
 class _FieldPlan:
@@ -666,6 +670,21 @@ def _array_elem(c: _Compiled, t: ModelType) -> _Elem:
 
 
 def _vector_elem(c: _Compiled, t: ModelType) -> _Elem:
+    el = _vector_elem_plan(c, t)
+    fast = _view_accel()
+    if fast is not None and el.kind != UNION:
+        code = _C_CODES.index(el.fmt) if el.kind == SCALAR else 0
+        extra: Any = None
+        if el.kind == STRUCT:
+            extra = _c_shape(c, el.plan)
+        elif el.kind == TABLE:
+            extra = _class_of(el.plan)
+        with contextlib.suppress(ValueError):  # malformed: the reference reads it
+            el.fast = fast.elem(el.kind, el.size, code, extra)
+    return el
+
+
+def _vector_elem_plan(c: _Compiled, t: ModelType) -> _Elem:
     schema = c.schema
     if _is_scalar(schema, t):
         fmt = _scalar_parts(schema, t)[0]
@@ -755,12 +774,14 @@ def _table_plan(c: _Compiled, name: str) -> _TablePlan:
     plan = c.tables[name] = _TablePlan(name)
     ns: dict[str, Any] = {"__slots__": (), "_plan": plan}
     by_name: dict[str, _FieldPlan] = {}
+    wide: set[str] = set()  # 64-bit offsets: the reference getters only
     for f in rec.fields:
         fp = _FieldPlan(f.name, f.attributes["flatbuffers.voffset"], SCALAR, f.type)
         fp.deprecated = f.deprecated
         fp.default = f.default
         t = f.type
         if f.attributes.get("flatbuffers.offset64"):
+            wide.add(f.name)
             # a 64-bit offset in the slot; a string or a vector of scalars/structs, whose
             # length is 32-bit (``offset64``) or 64-bit (``vector64``)
             if isinstance(t, String):
@@ -810,16 +831,105 @@ def _table_plan(c: _Compiled, name: str) -> _TablePlan:
             fp.union = schema.union(f.attributes["flatbuffers.union"])
         by_name[f.name] = fp
         plan.fields.append(fp)
+    fast = _view_accel()
     for fp in plan.fields:
+        type_slot = 0
         if fp.kind == UNION:
             tf = by_name[rec.field(fp.name).attributes["flatbuffers.union_type_field"]]
             fp.get = _make_union(fp.slot, tf.slot, tf.get, fp.plan, fp.name)
+            type_slot = tf.slot
         elif fp.kind == VECTOR and fp.elem is not None and fp.elem.kind == UNION:
             tf = by_name[rec.field(fp.name).attributes["flatbuffers.union_type_field"]]
             fp.get = _make_union_vector(fp.slot, tf.get, fp.elem, fp.name)
-        ns[fp.name] = property(fp.get)
+        ns[fp.name] = prop = property(fp.get)
+        if fast is not None and fp.name not in wide:
+            ns[fp.name] = _c_getter(fast, c, fp, prop, type_slot)
     plan.cls = type(name.rsplit(".", 1)[-1] + "View", (TableView,), ns)
     return plan
+
+
+# ---------------------------------------------------------------------------------------------
+# The C view getters (``_reader_speedups``; see _view_accel)
+
+_C_CODES = "?bBhHiIqQefd"  # the C scalar codes, by struct format character
+G_SCALAR, G_STRING, G_STRUCT, G_TABLE, G_VECTOR, G_UNION = range(6)  # the C getter kinds
+
+_view_c: Any = None  # the set-up C reader, False: its view part is unusable
+
+
+def _view_accel() -> Any:
+    """The C reader when the view classes and vector plans built now get its getters, or None
+    (the accelerator is not built, or ``_accel.ENABLED`` is false now). The first call sets it
+    up and puts its ``__iter__``/``__len__``/``__getitem__`` on :class:`VectorView`. They all
+    read ``_accel.ENABLED`` again on each call and run the reference when it is false."""
+    global _view_c
+    r = _accel.reader
+    if r is None or not _accel.ENABLED or _view_c is False:
+        return None
+    if _view_c is None:
+        refs = (VectorView.__iter__, VectorView.__len__, VectorView.__getitem__)
+        try:
+            methods = r.setup_views(_accel.__dict__, TableView, LazyStructView, VectorView,
+                                    _Elem, *refs)
+        except Exception:  # pragma: no cover - a build that does not fit: pure Python
+            _view_c = False
+            return None
+        for name, method in zip(("__iter__", "__len__", "__getitem__"), methods, strict=True):
+            setattr(VectorView, name, method)
+        _view_c = r
+    return _view_c
+
+
+def _c_shape(c: _Compiled, plan: _StructPlan) -> tuple[Any, ...]:
+    """How the C getters make a struct: (cls, size, flat, ((offset, scalar code), ...))."""
+    fields = tuple((fp.slot, _C_CODES.index(_scalar_parts(c.schema, fp.type)[0]))
+                   for fp in plan.fields) if plan.flat else ()
+    return plan.cls, plan.size, plan.flat, fields
+
+
+def _class_of(plan: _TablePlan) -> Callable[[], type[TableView]]:
+    return lambda: plan.cls
+
+
+def _lazy_class(c: _Compiled, name: str) -> Callable[[], type[TableView]]:
+    return lambda: _table_plan(c, name).cls
+
+
+def _c_getter(fast: Any, c: _Compiled, fp: _FieldPlan, prop: property, type_slot: int) -> Any:
+    """The C descriptor for field ``fp`` (``prop``: the reference), or ``prop`` for kinds it
+    does not read (nested flatbuffers, vectors of unions)."""
+    kind = fp.kind
+    a: Any = 0
+    b = 0
+    default = None
+    if kind == SCALAR:
+        g = G_SCALAR
+        a = _C_CODES.index(_scalar_parts(c.schema, fp.type)[0])
+        default = fp.default
+    elif kind == STRING:
+        g = G_STRING
+        default = fp.default
+    elif kind == STRUCT:
+        g = G_STRUCT
+        a = _c_shape(c, fp.plan)
+    elif kind == TABLE:
+        g = G_TABLE
+        a = _lazy_class(c, fp.plan)
+    elif kind == VECTOR and fp.elem is not None and fp.elem.kind != UNION:
+        g = G_VECTOR
+        a = fp.elem
+        b = fp.elem.size
+        default = fp.default
+    elif kind == UNION:
+        g = G_UNION
+        a = {tag: plan if k == TABLE else None for tag, (k, plan) in fp.plan.items()}
+        b = type_slot
+    else:
+        return prop
+    try:
+        return fast.getter(prop, g, fp.slot, fp.name, default, a, b)
+    except ValueError:  # pragma: no cover - the reference reads it
+        return prop
 
 
 def _oob(self: Any, name: str, p: int) -> DecodeError:
@@ -1065,6 +1175,10 @@ def view(schema: FbsSchema, buf: Any, root_type: str | None = None, *,
             raise ValueError("the schema has no root_type; pass root_type=")
         c = _compiled(schema)
         cls = c.roots[root_type] = _table_plan(c, schema.qualify(name)).cls
+    if _view_c:  # the C view getters are set up: None when they give up
+        v = _view_c.root(cls, buf, size_prefixed)
+        if v is not None:
+            return v
     b = buf if type(buf) is memoryview and buf.format == "B" else _as_view(buf)
     if not size_prefixed:
         try:
