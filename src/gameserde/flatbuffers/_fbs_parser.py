@@ -1285,6 +1285,9 @@ class Parser:
             if num.to_uint64(prev.value) == num.to_uint64(ev.value):
                 raise self.error(f"all enum values must be unique: {prev.name} and {ev.name} "
                                  f"are both {num.to_int64(ev.value)}")
+        # flatc keeps them in this order (SortByValue): its JSON lists bit flags by value and
+        # names a value shared by several with the first of them
+        ed.vals.vec[:] = ordered
 
         qualified = self.current_namespace.qualified(ed.name)
         if qualified in self.types:

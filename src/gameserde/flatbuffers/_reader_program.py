@@ -69,7 +69,8 @@ class _Lowering:
                 op, a, b = self.table_field(fp)
                 if op in (OP_UNION, OP_VEC_UNION):
                     b = slots[attrs["flatbuffers.union_type_field"]]
-            fields.append((fp.name, fp.slot, op, a, b, fp.scalar, fp.default))
+            has_default = 2 if fp.always else int(fp.scalar)
+            fields.append((fp.name, fp.slot, op, a, b, has_default, fp.default))
         self.tables[index] = tuple(fields)
         return index
 

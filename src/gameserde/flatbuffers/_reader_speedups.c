@@ -23,7 +23,8 @@
  *            reference's order: (name, slot, op, a, b, has_default, default)
  *              slot         the vtable offset of the field (4, 6, ...)
  *              op, a, b     what to read when present (see the OP_ list below)
- *              has_default  with defaults=True an absent field gives `default` (scalars)
+ *              has_default  0, or 1: with defaults=True an absent field gives `default`
+ *                           (scalars), or 2: it always does (a scalar key, as flatc prints)
  *   structs: tuple of structs: (size, fields), field = (name, offset, op, a, b), op SOP_
  *   unions:  tuple of unions: a tuple of members (tag, kind, index), kind U_
  *
@@ -86,6 +87,7 @@ typedef struct {
     PyObject *dflt;    /* owned, NULL: no default */
     uint16_t slot, b;
     uint8_t op;
+    uint8_t always;    /* the default is given even with defaults=False */
     int32_t a;
 } Field;
 
@@ -333,12 +335,13 @@ compile_tables(Program *p, PyObject *tables)
                 return bad_program("table field name");
             Py_INCREF(fd[0]);
             f->name = fd[0];
-            int has_default = PyObject_IsTrue(fd[5]);
-            if (has_default < 0)
+            long has_default;
+            if (int_in(fd[5], 0, 2, &has_default, "has_default") < 0)
                 return -1;
             if (has_default) {
                 Py_INCREF(fd[6]);
                 f->dflt = fd[6];
+                f->always = has_default == 2;
             }
             if (int_in(fd[1], 4, 0xfffe, &slot, "slot") < 0 ||
                 int_in(fd[2], 0, OP_COUNT - 1, &op, "op") < 0)
@@ -689,7 +692,8 @@ dec_table(const Ctx *c, Buf buf, uint64_t t, const Table *tab, int depth)
         /* slot < vs: the two bytes lie inside the vtable (checked above, odd vs padded) */
         unsigned o = f->slot < vs ? ld_u16(b + vt + f->slot) : 0;
         if (o == 0) {
-            if (c->defaults && f->dflt != NULL && PyDict_SetItem(out, f->name, f->dflt) < 0)
+            if ((c->defaults || f->always) && f->dflt != NULL &&
+                PyDict_SetItem(out, f->name, f->dflt) < 0)
                 goto fail;
             continue;
         }

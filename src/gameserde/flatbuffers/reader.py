@@ -462,8 +462,8 @@ class _Elem:
 
 
 class _FieldPlan:
-    __slots__ = ("bits", "default", "deprecated", "elem", "enum", "flex", "get", "kind", "name",
-                 "plan", "scalar", "slot", "type", "union", "union_type_of")
+    __slots__ = ("always", "bits", "default", "deprecated", "elem", "enum", "flex", "get", "kind",
+                 "name", "plan", "scalar", "slot", "type", "union", "union_type_of")
 
     def __init__(self, name: str, slot: int, kind: int, type: ModelType) -> None:
         self.name = name
@@ -473,6 +473,7 @@ class _FieldPlan:
         self.default: Any = None
         self.deprecated = False
         self.scalar = False
+        self.always = False  # printed even when absent (a scalar key, as flatc does)
         self.get: Callable[[Any], Any] = _none
         self.elem: _Elem | None = None
         self.plan: Any = None
@@ -796,6 +797,7 @@ def _table_plan(c: _Compiled, name: str) -> _TablePlan:
         elif _is_scalar(schema, t):
             fmt, fp.enum, fp.bits = _scalar_parts(schema, t)
             fp.scalar = True
+            fp.always = f.key
             fp.get = _make_scalar(fp.slot, struct.Struct("<" + fmt), f.default, f.name)
         elif isinstance(t, String):
             fp.kind = STRING
@@ -1316,7 +1318,7 @@ def _decode_table(v: TableView, defaults: bool) -> dict[str, Any]:
             elif kind != SCALAR and kind != STRING:
                 value = _decode_value(kind, value, defaults)
             out[fp.name] = value
-        elif defaults and fp.scalar and not fp.deprecated:
+        elif (defaults or fp.always) and fp.scalar and not fp.deprecated:
             out[fp.name] = fp.default
     return out
 
@@ -1556,7 +1558,7 @@ class _Json:
                     text = _flex_text(value, self.strict)
                 else:
                     text = self.vector(fp, value, inner, schema)
-            elif self.defaults and fp.scalar and not fp.deprecated:
+            elif (self.defaults or fp.always) and fp.scalar and not fp.deprecated:
                 text = self.scalar(fp, fp.default)
             else:
                 continue
