@@ -27,6 +27,7 @@ from gameserde.flatbuffers import _accel, _encoder_program, load_schema
 from gameserde.flatbuffers.encoder import _MISSING, _plans, encode, from_json
 from gameserde.flatbuffers.schema import FbsSchema
 from tests.flatbuffers import fbs_gen
+from tests.flatbuffers.test_reader import SEED_SCHEMA
 
 pytestmark = pytest.mark.skipif(_accel.encoder is None and os.environ.get("CI") != "true",
                                 reason="the C encoder is not built (no compiler?)")
@@ -278,16 +279,6 @@ def test_shared_strings_and_force_align() -> None:
 # ---------------------------------------------------------------------------------------------
 # (3) the benchmark's values go through C; everything outside the subset gives up
 
-MONSTER_FBS = """namespace MyGame.Sample;
-table Weapon { name:string; damage:short; }
-enum Color : byte { Red = 0, Green = 1, Blue = 2 }
-union Equipment { Weapon }
-struct Vec3 { x:float; y:float; z:float; }
-table Monster { pos:Vec3; mana:short = 150; hp:short = 100; name:string;
-  friendly:bool = false (deprecated); inventory:[ubyte]; color:Color = Blue;
-  weapons:[Weapon]; equipped:Equipment (required); path:[Vec3]; }
-root_type Monster;
-"""
 MONSTER: dict[str, Any] = {
     "pos": {"x": 1.0, "y": 2.0, "z": 3.0}, "hp": 300, "name": "Orc",
     "inventory": list(range(10)), "color": "Red",
@@ -303,7 +294,7 @@ root_type Weapons;
 
 
 def test_benchmark_values_go_through_c() -> None:
-    monster = load_schema(MONSTER_FBS)
+    monster = load_schema(SEED_SCHEMA)
     got = check(monster, MONSTER)
     assert got is not None and len(got) == 208
     weapons = load_schema(WEAPONS_FBS)
@@ -431,7 +422,7 @@ def test_disabled_switch_uses_reference(monkeypatch: pytest.MonkeyPatch) -> None
         return real(*args)
 
     monkeypatch.setattr(_encoder_program, "encode", spy)
-    schema = load_schema(MONSTER_FBS)
+    schema = load_schema(SEED_SCHEMA)
     _accel.ENABLED = False
     off = encode(schema, MONSTER)
     assert calls == []

@@ -31,6 +31,7 @@ from gameserde.flatbuffers._reader_program import OP_GIVEUP, describe, program
 from gameserde.flatbuffers.encoder import encode, from_json
 from gameserde.flatbuffers.reader import decode, view
 from tests.flatbuffers import fbs_gen
+from tests.flatbuffers.mutation import mutants, random_schema_buffers, valid_buffers
 from tests.flatbuffers.test_reader import (
     ALL_DOCS,
     ALL_SCHEMA,
@@ -291,30 +292,12 @@ def test_deep_nesting() -> None:
 # 2. Hostile input
 
 
-def _mutants(rng: random.Random, data: bytes, count: int) -> Iterator[bytes]:
-    for _ in range(count):
-        buf = bytearray(data)
-        for _ in range(rng.randint(1, 6)):
-            i = rng.randrange(len(buf))
-            buf[i] = rng.choice([0, 1, 0x7F, 0x80, 0xFF, rng.randrange(256)])
-        if rng.random() < 0.15:
-            buf = buf[:rng.randrange(len(buf) + 1)]
-        yield bytes(buf)
-
-
 def test_mutated_buffers() -> None:
     rng = random.Random(11)
-    all_schema = load_schema(ALL_SCHEMA, filename="all.fbs")
-    seed_schema = load_schema(SEED_SCHEMA, filename="seed.fbs")
-    union_schema = load_schema(UNION_VECTOR_SCHEMA, filename="u.fbs")
-    cases = [(all_schema, from_json(all_schema, doc)) for doc in ALL_DOCS[1:]]
-    cases.append((seed_schema, base64.b64decode(SEED_BASE64)))
-    cases.append((union_schema, from_json(
-        union_schema, '{a_type: [X, Y, P, Str], a: [{v: 1, s: "x"}, {w: 2}, {a: 3, b: 4.5}, '
-        '"str"], c_type: X, c: {v: 1}}')))
+    cases = valid_buffers(load_schema)
     errors = oks = 0
     for schema, data in cases:
-        for buf in _mutants(rng, data, 500):
+        for buf in mutants(rng, data, 500):
             for defaults in (False, True):
                 ref = check_same(schema, buf, defaults=defaults)
                 if ref[0] == "ok":
@@ -326,15 +309,8 @@ def test_mutated_buffers() -> None:
 
 def test_mutated_random_schema_buffers() -> None:
     rng = random.Random(5)
-    for seed in range(40):
-        rnd = random.Random(seed)
-        fbs, root = fbs_gen.random_schema(rnd)
-        schema = load_schema(fbs)
-        try:
-            data = encode(schema, fbs_gen.random_value(rnd, schema, root), root)
-        except EncodeError:
-            continue
-        for buf in _mutants(rng, data, 60):
+    for _, schema, data in random_schema_buffers(load_schema):
+        for buf in mutants(rng, data, 60):
             check_same(schema, buf)
 
 

@@ -41,6 +41,7 @@ from gameserde.flatbuffers.reader import (
 )
 from gameserde.schema.model import Record
 from tests.flatbuffers import fbs_gen
+from tests.flatbuffers.mutation import mutants, random_schema_buffers, valid_buffers
 from tests.flatbuffers.test_reader import (
     ALL_DOCS,
     ALL_SCHEMA,
@@ -350,30 +351,12 @@ def test_large_vectors_keep_the_lazy_iterator() -> None:
 # 2. Hostile input
 
 
-def _mutants(rng: random.Random, data: bytes, count: int) -> Iterator[bytes]:
-    for _ in range(count):
-        buf = bytearray(data)
-        for _ in range(rng.randint(1, 6)):
-            i = rng.randrange(len(buf))
-            buf[i] = rng.choice([0, 1, 0x7F, 0x80, 0xFF, rng.randrange(256)])
-        if rng.random() < 0.15:
-            buf = buf[:rng.randrange(len(buf) + 1)]
-        yield bytes(buf)
-
-
 def test_mutated_buffers() -> None:
     rng = random.Random(17)
-    all_schema = load(ALL_SCHEMA, filename="all.fbs")
-    seed_schema = load(SEED_SCHEMA, filename="seed.fbs")
-    union_schema = load(UNION_VECTOR_SCHEMA, filename="u.fbs")
-    cases = [(all_schema, from_json(all_schema, doc)) for doc in ALL_DOCS[1:]]
-    cases.append((seed_schema, base64.b64decode(SEED_BASE64)))
-    cases.append((union_schema, from_json(
-        union_schema, '{a_type: [X, Y, P, Str], a: [{v: 1, s: "x"}, {w: 2}, {a: 3, b: 4.5}, '
-        '"str"], c_type: X, c: {v: 1}}')))
+    cases = valid_buffers(load)
     errors = oks = 0
     for schema, data in cases:
-        for buf in _mutants(rng, data, 400):
+        for buf in mutants(rng, data, 400):
             ref = check_same(schema, buf)
             text = repr(ref)
             if "'error'" in text:
@@ -385,19 +368,12 @@ def test_mutated_buffers() -> None:
 
 def test_mutated_random_schema_buffers() -> None:
     rng = random.Random(23)
-    for seed in range(40):
-        rnd = random.Random(seed)
-        fbs, root = fbs_gen.random_schema(rnd)
-        schema = load(fbs)
-        try:
-            data = encode(schema, fbs_gen.random_value(rnd, schema, root), root)
-        except EncodeError:
-            continue
-        for buf in _mutants(rng, data, 40):
+    for fbs, schema, data in random_schema_buffers(load):
+        for buf in mutants(rng, data, 40):
             try:
                 check_same(schema, buf)
             except AssertionError as e:
-                raise AssertionError(f"seed {seed}:\n{fbs}\n{buf!r}") from e
+                raise AssertionError(f"{fbs}\n{buf!r}") from e
 
 
 def test_random_bytes() -> None:
