@@ -344,6 +344,13 @@ class _Annotator:
     def valid_read(self, offset: int, length: int) -> bool:
         return length < self.n and self.valid(offset + length - 1)
 
+    def incomplete(self, at: int, comment: _Comment, wanted: str) -> _Region:
+        """The rest of the binary from ``at`` as one unknown region whose comment says that
+        ``wanted`` bytes were expected there (flatc's incomplete-binary error)."""
+        remaining = self.remaining(at)
+        comment.error(ERROR_INCOMPLETE_BINARY, wanted)
+        return _Region(at, remaining, UNKNOWN, remaining, 0, comment)
+
     def remaining(self, offset: int) -> int:
         return self.n - offset if self.valid(offset) else 0
 
@@ -474,10 +481,7 @@ class _Annotator:
             comment = _Comment("vtable field", name=f"{f.name}` (id: {f.id})")
             from_table = self.read("<H", field_offset)
             if from_table is None:
-                remaining = self.remaining(field_offset)
-                comment.error(ERROR_INCOMPLETE_BINARY, "2")
-                regions.append(_Region(field_offset, remaining, UNKNOWN, remaining, 0,
-                                       comment))
+                regions.append(self.incomplete(field_offset, comment, "2"))
                 continue
             if not self.valid(table_offset + from_table - 1):
                 comment.error(ERROR_OFFSET_OUT_OF_BINARY)
@@ -507,10 +511,7 @@ class _Annotator:
             from_table = self.read("<H", field_offset)
             comment = _Comment("vtable unknown field", index=fid)
             if from_table is None:
-                remaining = self.remaining(field_offset)
-                comment.error(ERROR_INCOMPLETE_BINARY, "2")
-                regions.append(_Region(field_offset, remaining, UNKNOWN, remaining, 0,
-                                       comment))
+                regions.append(self.incomplete(field_offset, comment, "2"))
                 continue
             fields.setdefault(fid, (None, from_table))
             regions.append(_Region(field_offset, 2, VOFFSET, 0, 0, comment))
@@ -592,9 +593,7 @@ class _Annotator:
                 hint = f"<possibly an offset? Check Loc: +0x{_hex(field_offset + rel, 8)}>"
         comment = _Comment("table unknown field")
         if length < 0 or not self.valid_read(field_offset, length):
-            remaining = self.remaining(field_offset)
-            comment.error(ERROR_INCOMPLETE_BINARY, str(length & _U64))
-            regions.append(_Region(field_offset, remaining, UNKNOWN, remaining, 0, comment))
+            regions.append(self.incomplete(field_offset, comment, str(length & _U64)))
             return
         comment.default_value = hint
         regions.append(_Region(field_offset, length, UNKNOWN, length, 0, comment))
@@ -605,9 +604,7 @@ class _Annotator:
         rtype = _REGION_TYPES[base]
         comment = _Comment("table field", name=f"{f.name}` ({base})")
         if not self.valid_read(field_offset, size):
-            remaining = self.remaining(field_offset)
-            comment.error(ERROR_INCOMPLETE_BINARY, str(size))
-            regions.append(_Region(field_offset, remaining, UNKNOWN, remaining, 0, comment))
+            regions.append(self.incomplete(field_offset, comment, str(size)))
             return
         if base == "UType" and f.type.index is not None:
             value = self.buf[field_offset]
@@ -630,10 +627,7 @@ class _Annotator:
             f.type.index).is_struct
         if not inline:
             if offset == 0:
-                remaining = self.remaining(field_offset)
-                comment.error(ERROR_INCOMPLETE_BINARY, "4")
-                regions.append(_Region(field_offset, remaining, UNKNOWN, remaining, 0,
-                                       comment))
+                regions.append(self.incomplete(field_offset, comment, "4"))
                 return
             target = field_offset + offset
             if not self.valid(target):
@@ -671,10 +665,7 @@ class _Annotator:
             type_offset = table_offset + entry[1]
             realized = self.read("<B", type_offset)
             if realized is None:
-                remaining = self.remaining(type_offset)
-                comment.error(ERROR_INCOMPLETE_BINARY, "1")
-                regions.append(_Region(type_offset, remaining, UNKNOWN, remaining, 0,
-                                       comment))
+                regions.append(self.incomplete(type_offset, comment, "1"))
                 return
             if f.type.index is None or not self.valid_union_value(f.type.index, realized):
                 return
@@ -703,10 +694,8 @@ class _Annotator:
                 comment = _Comment("struct field", name=f"{referring}.{f.name}",
                                    default_value=f"of '{obj.name}' ({base})")
                 if not self.valid_read(offset, size):
-                    remaining = self.remaining(offset)
-                    comment.error(ERROR_INCOMPLETE_BINARY, str(size))
-                    regions.append(_Region(offset, remaining, UNKNOWN, remaining, 0, comment))
-                    offset += remaining
+                    regions.append(region := self.incomplete(offset, comment, str(size)))
+                    offset += region.length
                     continue
                 regions.append(_Region(offset, size, _REGION_TYPES[base], 0, 0, comment))
                 offset += size
@@ -722,11 +711,8 @@ class _Annotator:
                                            index=i,
                                            default_value=f"of '{obj.name}' ({element})")
                         if not self.valid_read(offset, size):
-                            remaining = self.remaining(offset)
-                            comment.error(ERROR_INCOMPLETE_BINARY, str(size))
-                            regions.append(_Region(offset, remaining, UNKNOWN, remaining, 0,
-                                                   comment))
-                            offset += remaining
+                            regions.append(region := self.incomplete(offset, comment, str(size)))
+                            offset += region.length
                             break
                         regions.append(_Region(offset, size, _REGION_TYPES[element], 0, 0,
                                                comment))
@@ -749,10 +735,7 @@ class _Annotator:
         length = self.read("<I", string_offset)
         len_comment = _Comment("string length")
         if length is None:
-            remaining = self.remaining(string_offset)
-            len_comment.error(ERROR_INCOMPLETE_BINARY, "4")
-            regions.append(_Region(string_offset, remaining, UNKNOWN, remaining, 0,
-                                   len_comment))
+            regions.append(self.incomplete(string_offset, len_comment, "4"))
         else:
             end = string_offset + 4 + length + 1
             if not self.valid(end - 1):
@@ -827,10 +810,7 @@ class _Annotator:
                     comment = _Comment("vector table", index=i)
                     rel = self.read("<I", offset)
                     if rel is None:
-                        remaining = self.remaining(offset)
-                        comment.error(ERROR_INCOMPLETE_BINARY, "4")
-                        regions.append(_Region(offset, remaining, UNKNOWN, remaining, 0,
-                                               comment))
+                        regions.append(self.incomplete(offset, comment, "4"))
                         break
                     target = offset + rel
                     if not self.valid(target):
@@ -846,9 +826,7 @@ class _Annotator:
                 comment = _Comment("vector string", index=i)
                 rel = self.read("<I", offset)
                 if rel is None:
-                    remaining = self.remaining(offset)
-                    comment.error(ERROR_INCOMPLETE_BINARY, "4")
-                    regions.append(_Region(offset, remaining, UNKNOWN, remaining, 0, comment))
+                    regions.append(self.incomplete(offset, comment, "4"))
                     break
                 target = offset + rel
                 if not self.valid(target):
@@ -867,9 +845,7 @@ class _Annotator:
             for i in range(length):
                 comment = _Comment("vector value", index=i)
                 if not self.valid_read(offset, size):
-                    remaining = self.remaining(offset)
-                    comment.error(ERROR_INCOMPLETE_BINARY, str(size))
-                    regions.append(_Region(offset, remaining, UNKNOWN, remaining, 0, comment))
+                    regions.append(self.incomplete(offset, comment, str(size)))
                     break
                 if (element == "UType" and f.type.index is not None
                         and not self.valid_union_value(f.type.index, self.buf[offset])):
@@ -900,9 +876,7 @@ class _Annotator:
             comment = _Comment("vector union", index=i)
             rel = self.read("<I", offset)
             if rel is None:
-                remaining = self.remaining(offset)
-                comment.error(ERROR_INCOMPLETE_BINARY, "4")
-                regions.append(_Region(offset, remaining, UNKNOWN, remaining, 0, comment))
+                regions.append(self.incomplete(offset, comment, "4"))
                 break
             target = offset + rel
             if not self.valid(target):
