@@ -403,23 +403,9 @@ class Builder:
         generated code passes 0). With :meth:`force_defaults` even ``off == default`` is
         written, as the official Python runtime does."""
         if off != default or self._force_defaults:
-            head = (self._head & -4) - 4
-            if head < 0:
-                head = (self._reserve(8) & -4) - 4
-            cap = self._cap
-            rel = cap - head - off
-            if rel < 4:
-                raise OffsetArithmeticError(
-                    f"offset {off} has not been written yet (builder offset {rel + off - 4})")
+            self.prepend_uoffset_relative(off)
             try:
-                _pack_u32(self._buf, head, rel)
-            except _PACK_ERRORS:
-                raise _bad_value(off, "uoffset") from None
-            if self._minalign < 4:
-                self._minalign = 4
-            self._head = head
-            try:
-                self._vtable[slot] = self._base - head
+                self._vtable[slot] = self._base - self._head
             except IndexError:
                 raise self._slot_error(slot) from None
 
