@@ -1081,7 +1081,8 @@ class _Encoder:
                 # offset, which no reader or verifier accepts; the same bytes here
                 return self.nested_flatbuffer(f, v)
             return self.vector64(f, v)
-        if vk in (_K_INT, _K_STRUCT) and _is_ndarray(v) and not f.force_align and not f.nested:
+        if (type(v) is not list and vk in (_K_INT, _K_STRUCT) and _is_ndarray(v)
+                and not f.force_align and not f.nested):
             handle = self.numpy_vector(f, v)
             if handle is not None:
                 return handle
