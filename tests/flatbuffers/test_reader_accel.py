@@ -111,7 +111,8 @@ def test_extension_is_built() -> None:
     assert _accel.reader.API_VERSION == _accel.API_VERSION == 1
 
 
-def _bench_module() -> Any:
+def bench_module() -> Any:
+    """benchmarks/flatbuffers_read_bench.py, imported (its schema and buffers)."""
     path = ROOT / "benchmarks" / "flatbuffers_read_bench.py"
     spec = importlib.util.spec_from_file_location("flatbuffers_read_bench", path)
     assert spec is not None and spec.loader is not None
@@ -121,7 +122,7 @@ def _bench_module() -> Any:
 
 
 def test_benchmark_buffers_take_the_c_path() -> None:
-    bench = _bench_module()
+    bench = bench_module()
     schema = load_schema(bench.SEED_SCHEMA, filename="seed.fbs")
     seed = base64.b64decode(bench.SEED_BASE64)
     armory = bench.armory(500, 20)

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import base64
 import contextlib
-import importlib.util
 import os
 import random
 import struct
@@ -51,6 +50,7 @@ from tests.flatbuffers.test_reader import (
     UNION_VECTOR_SCHEMA,
     VECTOR64_SCHEMA,
 )
+from tests.flatbuffers.test_reader_accel import bench_module
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -172,22 +172,8 @@ def c_getters(schema: FbsSchema) -> tuple[int, int]:
 # 3. The getters are in use
 
 
-def _bench_module() -> Any:
-    path = ROOT / "benchmarks" / "flatbuffers_read_bench.py"
-    spec = importlib.util.spec_from_file_location("flatbuffers_read_bench", path)
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-def test_extension_is_built() -> None:
-    assert _accel.reader is not None
-    assert _accel.reader.API_VERSION == _accel.API_VERSION == 1
-
-
 def test_benchmark_monster_uses_the_c_getters() -> None:
-    bench = _bench_module()
+    bench = bench_module()
     schema = load(bench.SEED_SCHEMA, filename="seed.fbs")
     seed = base64.b64decode(bench.SEED_BASE64)
     _accel.ENABLED = True
@@ -431,7 +417,7 @@ def test_released_and_tampered_views() -> None:
 
 
 def test_refcounts_and_memory_do_not_leak() -> None:
-    bench = _bench_module()
+    bench = bench_module()
     schema = load(bench.SEED_SCHEMA, filename="seed.fbs")
     seed = base64.b64decode(bench.SEED_BASE64)
     bad = bytearray(seed)
