@@ -6,6 +6,7 @@ Documents may nest up to :data:`JSON_DEPTH_LIMIT` levels; deeper ones raise a ga
 
 from __future__ import annotations
 
+import importlib
 import json
 from typing import Any
 
@@ -14,7 +15,7 @@ from gameserde.errors import DecodeError, EncodeError
 
 orjson: Any
 try:
-    import orjson
+    orjson = importlib.import_module("orjson")
 except ImportError:  # pragma: no cover - depends on the extra being installed
     orjson = None
 

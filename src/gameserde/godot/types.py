@@ -601,8 +601,10 @@ class PackedArray:
         return self.tolist()[index]
 
     def __eq__(self, other: object) -> bool:
-        return (type(other) is type(self)
-                and self.tobytes(8) == other.tobytes(8))
+        if type(other) is not type(self):
+            return False
+        assert isinstance(other, PackedArray)
+        return self.tobytes(8) == other.tobytes(8)
 
     __hash__ = None  # type: ignore[assignment]
 
