@@ -23,30 +23,81 @@ JSON_DEPTH_LIMIT = 20_000
 
 
 def dumps(value: Any, *, pretty: bool) -> bytes:
-    """UTF-8 JSON with a trailing newline; indented by 2 when ``pretty``.
+    """UTF-8 JSON with a trailing newline; indented by 2 when ``pretty``, with every array or
+    object whose one-line form fits in the line kept on one line (``[1.0, 2.0, 3.0]``).
 
     Strings holding lone surrogates (Godot 3 allows them) are written as ``\\udXXX`` escapes.
     """
-    if orjson is not None:
+    if orjson is not None and not pretty:
         try:
-            text: bytes = orjson.dumps(value, option=orjson.OPT_INDENT_2 if pretty else 0)
+            text: bytes = orjson.dumps(value)
             return text + b"\n"
         except TypeError:  # too deep, too wide an int, or a lone surrogate: use the stdlib
             pass
-    options: dict[str, Any] = {"indent": 2} if pretty else {"separators": (",", ":")}
     try:
-        with recursion_room(JSON_DEPTH_LIMIT):
-            text_str = json.dumps(value, ensure_ascii=False, **options)
+        with recursion_room(JSON_DEPTH_LIMIT + 64):
             try:
-                return (text_str + "\n").encode("utf-8")
+                return (_text(value, pretty, False) + "\n").encode("utf-8")
             except UnicodeEncodeError:
-                return (json.dumps(value, ensure_ascii=True, **options) + "\n").encode("ascii")
+                return (_text(value, pretty, True) + "\n").encode("ascii")
     except RecursionError:
         raise EncodeError(f"JSON output would nest deeper than {JSON_DEPTH_LIMIT} levels",
                           format="json") from None
 
 
-def loads(data: bytes, *, source: str = "") -> Any:
+_WIDTH = 88
+"""Pretty output keeps a container on one line when it fits in this many columns."""
+
+
+def _text(value: Any, pretty: bool, ascii_only: bool) -> str:
+    if not pretty:
+        return json.dumps(value, ensure_ascii=ascii_only, separators=(",", ":"))
+    out: list[str] = []
+    _pretty(value, 0, _WIDTH, out, ascii_only)
+    return "".join(out)
+
+
+def _pretty(value: Any, level: int, room: int, out: list[str], ascii_only: bool) -> None:
+    """Append ``value`` at indentation ``level``; ``room`` is what is left of the line."""
+    if not isinstance(value, list | dict) or not value or _inline_size(value, room) <= room:
+        out.append(json.dumps(value, ensure_ascii=ascii_only, separators=(", ", ": ")))
+        return
+    pad = "\n" + "  " * (level + 1)
+    width = _WIDTH - 2 * (level + 1)
+    close = "]" if isinstance(value, list) else "}"
+    out.append("[" if isinstance(value, list) else "{")
+    items = value.items() if isinstance(value, dict) else ((None, v) for v in value)
+    for i, (key, item) in enumerate(items):
+        out.append(pad if i == 0 else "," + pad)
+        left = width
+        if key is not None:
+            name = json.dumps(key, ensure_ascii=ascii_only) + ": "
+            out.append(name)
+            left -= len(name)
+        _pretty(item, level + 1, left - 1, out, ascii_only)
+    out.append("\n" + "  " * level + close)
+
+
+def _inline_size(value: Any, budget: int) -> int:
+    """The length of ``value`` on one line, or more than ``budget`` (computed only that far)."""
+    if isinstance(value, str):
+        return len(value) + 2 if len(value) + 2 > budget else len(json.dumps(value))
+    if isinstance(value, list | dict):
+        size = 2
+        pairs = value.items() if isinstance(value, dict) else ((None, v) for v in value)
+        for key, item in pairs:
+            if key is not None:
+                size += _inline_size(key, budget - size) + 2
+            if size > budget:
+                return size
+            size += _inline_size(item, budget - size) + 2
+            if size > budget:
+                return size
+        return size - 2 if value else size
+    return len(json.dumps(value))
+
+
+def loads(data: str | bytes, *, source: str = "") -> Any:
     """Parse JSON text; errors become a DecodeError with line and column."""
     try:
         with recursion_room(JSON_DEPTH_LIMIT):

@@ -3,7 +3,7 @@
     gameserde decode FORMAT FILE|-      binary to JSON (pretty on a terminal, compact when piped)
     gameserde encode FORMAT FILE|- -o OUT   JSON to binary
     gameserde verify FORMAT FILE|-      check that binary data is sound (exit 1 if not)
-    gameserde inspect FORMAT FILE|-     annotated byte map
+    gameserde inspect FORMAT FILE|-     annotated byte map (exit 1 if the data is not sound)
 
 Each format adds its own options; ``gameserde VERB FORMAT --help`` lists them.
 """
@@ -30,7 +30,8 @@ VERBS = {
     "decode": "decode binary data to JSON",
     "encode": "encode JSON to binary data",
     "verify": "check that binary data is sound; exit status 1 and the reason if it is not",
-    "inspect": "print an annotated byte map (offset, bytes, path, type, value)",
+    "inspect": "print an annotated byte map (offset, bytes, path, type, value); exit status 1 "
+               "and the reason if the data is not sound",
 }
 
 
@@ -53,11 +54,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"gameserde {__version__}")
     verbs = parser.add_subparsers(dest="verb", metavar="VERB", required=True)
+    modules = {fmt: _format_module(fmt) for fmt in FORMATS}
     for verb, help_text in VERBS.items():
+        formats_with_verb = ", ".join(f for f, m in modules.items() if verb in m.VERBS)
+        help_text = f"{help_text} (formats: {formats_with_verb})"
         vp = verbs.add_parser(verb, help=help_text, description=help_text)
         formats = vp.add_subparsers(dest="format", metavar="FORMAT", required=True)
         for fmt, (_, fmt_help) in FORMATS.items():
-            module = _format_module(fmt)
+            module = modules[fmt]
             if verb not in module.VERBS:
                 continue
             fp = formats.add_parser(fmt, help=fmt_help,
@@ -119,7 +123,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         elif args.verb == "verify":
             print(f"{name}: {module.verify(args, data)}")
         else:
-            _write_output(args.output, (module.inspect(args, data) + "\n").encode(), stdout)
+            text, error = module.inspect(args, data)
+            _write_output(args.output, (text + "\n").encode(), stdout)
+            if error is not None:
+                print(f"gameserde: {name}: {error}", file=sys.stderr)
+                return 1
     except GameserdeError as e:
         print(f"gameserde: {name}: {e}", file=sys.stderr)
         return 1

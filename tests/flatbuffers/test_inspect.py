@@ -314,8 +314,10 @@ def test_cli_inspect_broken_and_short(tmp_path: Path, capsysbinary: pytest.Captu
     (tmp_path / "cut.bin").write_bytes(data[:40])
     (tmp_path / "tiny.bin").write_bytes(data[:8])
     monkeypatch.chdir(tmp_path)
-    assert main(["inspect", "flatbuffers", "-s", "s.fbs", "cut.bin"]) == 0
-    out = capsysbinary.readouterr().out.decode()
+    assert main(["inspect", "flatbuffers", "-s", "s.fbs", "cut.bin"]) == 1  # the map, then why
+    captured = capsysbinary.readouterr()
+    out = captured.out.decode()
     assert "ERROR:" in out and "// verifier: flatbuffers decode error" in out
+    assert captured.err.decode().startswith("gameserde: cut.bin: flatbuffers decode error at")
     assert main(["inspect", "flatbuffers", "-s", "s.fbs", "tiny.bin"]) == 1
     assert b"at least 12 bytes" in capsysbinary.readouterr().err

@@ -170,7 +170,9 @@ def test_decode_savegame_compact_when_piped(cli: Any) -> None:
     r = cli("decode", "godot", "--framing", "store_var", str(SAVEGAME))
     assert r.code == 0 and r.err == ""
     assert r.out.endswith(b"\n") and r.out.count(b"\n") == 1  # one line
-    doc = r.json
+    assert r.json["$godot"] == {"profile": "godot4", "framing": "store_var", "json": "native",
+                                "big_endian": False}
+    doc = r.json["$records"]
     assert isinstance(doc, list) and len(doc) == 2
     save, settings_ = doc
     assert save["type"] == "Dictionary"
@@ -189,7 +191,8 @@ def test_decode_savegame_compact_when_piped(cli: Any) -> None:
 def test_decode_pretty(cli: Any) -> None:
     r = cli("decode", "godot", "--framing", "store_var", "--pretty", str(SAVEGAME))
     assert r.code == 0
-    assert b'\n  {\n    "type": "Dictionary"' in r.out
+    assert b'\n  "$records": [\n    {\n      "type": "Dictionary"' in r.out
+    assert b'{"type": "Vector3", "args": [12.5, 0.0, -3.25]}' in r.out  # short ones on a line
     compact = cli("decode", "godot", "--framing", "store_var", str(SAVEGAME))
     assert r.json == compact.json
 
@@ -208,7 +211,7 @@ def test_decode_to_file(cli: Any, tmp_path: Path) -> None:
     assert r.code == 0 and r.out == b"" and r.err == ""
     text = out.read_bytes()
     assert text.count(b"\n") == 1  # compact in a file
-    assert json.loads(text)[0]["type"] == "Dictionary"
+    assert json.loads(text)["$records"][0]["type"] == "Dictionary"
 
 
 def test_decode_stdin(cli: Any) -> None:
@@ -313,7 +316,10 @@ def test_inspect_store_var_and_error(cli: Any, tmp_path: Path) -> None:
     bad = tmp_path / "bad.bin"
     bad.write_bytes(encode([1, {"a": [2, "xyz"]}])[:-3])
     r = cli("inspect", "godot", str(bad))
-    assert r.code == 0  # the map goes up to the failure and marks it
+    assert r.code == 1  # the map goes up to the failure and marks it; the reason on stderr
+    assert r.err.startswith(f"gameserde: {bad}: godot decode error at byte 56 (0x38) in "
+                            '$[1]["a"][1]: string length 3')
+    assert len(r.err.strip().splitlines()) == 1
     rows = r.out.decode().splitlines()
     assert re.match(r'0x0000002c .* \$\[1\]\["a"\]\[0\] +int +2$', rows[-2])
     # The failing value is the string $[1]["a"][1], whose length field sits at 0x38.

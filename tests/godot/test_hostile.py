@@ -65,11 +65,11 @@ from gameserde.godot import (
     decode,
     decode_prefix,
     encode,
-    from_json,
+    from_jsonable,
     get_var,
     iter_packets,
     iter_vars,
-    to_json,
+    to_jsonable,
 )
 from gameserde.godot import Callable as GodotCallable
 from gameserde.godot.profiles import MAX_DEPTH_LIMIT
@@ -482,8 +482,8 @@ def test_deep_object_nesting(accel: bool) -> None:
 def test_to_json_of_deepest_decodable_value() -> None:
     """decode accepts 1025 levels (the engine's limit); the JSON view must handle them."""
     raw = LEVEL * 1024 + h("1c000000 00000000")
-    doc = to_json(decode(raw))
-    assert encode(from_json(doc)) == raw
+    doc = to_jsonable(decode(raw))
+    assert encode(from_jsonable(doc)) == raw
 
 
 def test_from_json_deep_python_value_no_recursion_error() -> None:
@@ -491,7 +491,7 @@ def test_from_json_deep_python_value_no_recursion_error() -> None:
     for _ in range(100_000):
         deep = [deep]
     with contextlib.suppress(DecodeError):
-        from_json(deep)
+        from_jsonable(deep)
 
 
 def test_encode_deep_no_recursion_error() -> None:
@@ -526,7 +526,7 @@ def test_random_payload_after_valid_header(profile: str, data: st.DataObject) ->
     if not isinstance(result, DecodeError):
         # Whatever decodes can be written again and shown as JSON.
         encode(result, profile=profile, full_objects=True)
-        json.dumps(to_json(result), allow_nan=False)
+        json.dumps(to_jsonable(result), allow_nan=False)
 
 
 @pytest.mark.parametrize("profile", PROFILE_NAMES)
@@ -542,7 +542,7 @@ def test_mutated_valid_encodings(profile: ProfileName, data: st.DataObject) -> N
     result = outcome(bytes(buf[:cut]), profile)
     if not isinstance(result, DecodeError):
         encode(result, profile=profile, full_objects=True)
-        json.dumps(to_json(result), allow_nan=False)
+        json.dumps(to_jsonable(result), allow_nan=False)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -671,7 +671,7 @@ BAD_JSON: list[tuple[Any, str]] = [
 @pytest.mark.parametrize(("obj", "path"), BAD_JSON, ids=[repr(o)[:40] for o, _ in BAD_JSON])
 def test_from_json_malformed(obj: Any, path: str) -> None:
     with pytest.raises(DecodeError) as info:
-        from_json(obj)
+        from_jsonable(obj)
     assert info.value.path == path
     assert info.value.format == "godot-json"
 
@@ -693,7 +693,7 @@ BAD_JSON_ESCAPING: list[Any] = [
 @pytest.mark.parametrize("obj", BAD_JSON_ESCAPING, ids=[repr(o)[:40] for o in BAD_JSON_ESCAPING])
 def test_from_json_malformed_only_decode_error(obj: Any) -> None:
     try:
-        from_json(obj)
+        from_jsonable(obj)
     except DecodeError as e:
         assert e.path.startswith("$")
 
@@ -715,7 +715,7 @@ def test_from_json_malformed_only_decode_error(obj: Any) -> None:
 def test_from_json_fuzz(obj: Any) -> None:
     """Arbitrary JSON-shaped data: a value or DecodeError, and what comes back encodes."""
     try:
-        value = from_json(obj)
+        value = from_jsonable(obj)
     except DecodeError:
         return
     with contextlib.suppress(EncodeError):

@@ -3,7 +3,7 @@ godotengine/godot, 4.4+), and the view's lossless extensions.
 
 The engine's test checks ``JSON.stringify(JSON.from_native(v, full_objects), "", false)`` (compact,
 no escaping of non-ASCII) against a string and parses the string back with ``to_native``. Here:
-``json.dumps(to_json(v), separators=(",", ":"), ensure_ascii=False)`` must be that string, and
+``json.dumps(to_jsonable(v), separators=(",", ":"), ensure_ascii=False)`` must be that string, and
 ``from_json`` of the parsed string must give ``v`` back.
 """
 
@@ -55,15 +55,15 @@ from gameserde.godot import (
     Vector4i,
     decode,
     encode,
-    from_json,
-    to_json,
+    from_jsonable,
+    to_jsonable,
 )
 
 from .strategies import numpy_off, same
 
 
 def stringify(value: Any) -> str:
-    return json.dumps(to_json(value), separators=(",", ":"), ensure_ascii=False)
+    return json.dumps(to_jsonable(value), separators=(",", ":"), ensure_ascii=False)
 
 
 def v2(x: float, y: float) -> Vector2:
@@ -190,7 +190,7 @@ def test_engine_vector_to_json(name: str, value: Any, text: str) -> None:
 
 @pytest.mark.parametrize(("name", "value", "text"), ENGINE_VECTORS, ids=IDS)
 def test_engine_vector_from_json(name: str, value: Any, text: str) -> None:
-    back = from_json(json.loads(text))
+    back = from_jsonable(json.loads(text))
     assert same(back, value), (back, value)
     assert stringify(back) == text
 
@@ -201,7 +201,7 @@ def test_engine_vector_through_binary(name: str, value: Any, text: str) -> None:
     raw = encode(value, full_objects=True)
     decoded = decode(raw, allow_objects=True)
     assert stringify(decoded) == text
-    assert encode(from_json(json.loads(text)), full_objects=True) == raw
+    assert encode(from_jsonable(json.loads(text)), full_objects=True) == raw
 
 
 @pytest.mark.parametrize(("name", "value", "text"),
@@ -210,7 +210,7 @@ def test_engine_vector_through_binary(name: str, value: Any, text: str) -> None:
 def test_engine_vector_without_numpy(name: str, value: Any, text: str) -> None:
     """Packed arrays on the array.array path give the same JSON and read it back."""
     with numpy_off():
-        rebuilt = from_json(json.loads(text))
+        rebuilt = from_jsonable(json.loads(text))
         assert stringify(rebuilt) == text
         assert encode(rebuilt) == encode(value)
 
@@ -227,7 +227,7 @@ def test_dictionary_keys_python_conflates() -> None:
     """{false: true, 0: 1, 0.0: 1.0} has three keys in Godot, one in a Python dict."""
     d = Dictionary([(False, True), (0, 1), (0.0, 1.0)])
     assert len(d) == 3
-    back = from_json(json.loads(stringify(d)))
+    back = from_jsonable(json.loads(stringify(d)))
     assert type(back) is Dictionary
     assert [(type(k), k) for k in back] == [(bool, False), (int, 0), (float, 0.0)]
 
@@ -282,10 +282,10 @@ EXTENSIONS: list[tuple[str, Any, Any]] = [
 def test_lossless_extension(name: str, value: Any, doc: Any) -> None:
     raw = encode(value, full_objects=True)
     decoded = decode(raw, allow_objects=True)
-    text = json.dumps(to_json(decoded), allow_nan=False)  # plain JSON: no bare NaN/Infinity
+    text = json.dumps(to_jsonable(decoded), allow_nan=False)  # plain JSON: no bare NaN/Infinity
     if doc is not None:
         assert json.loads(text) == doc
-    assert encode(from_json(json.loads(text)), full_objects=True) == raw
+    assert encode(from_jsonable(json.loads(text)), full_objects=True) == raw
 
 
 @pytest.mark.parametrize("bits", [0xFFF8000000000000, 0x7FF8000000000001, 0xFFF0000000000001,
@@ -295,13 +295,13 @@ def test_nan_sign_and_payload_survive_json(bits: int) -> None:
     promises identical bytes after decode -> JSON -> encode."""
     raw = encode(nan_bits(bits))
     assert raw[4:] == struct.pack("<Q", bits)
-    back = encode(from_json(json.loads(json.dumps(to_json(decode(raw)), allow_nan=False))))
+    back = encode(from_jsonable(json.loads(json.dumps(to_jsonable(decode(raw)), allow_nan=False))))
     assert back.hex() == raw.hex()
 
 
 def test_f32_nan_payload_in_math_type_survives_json() -> None:
     raw = b"\x05\x00\x00\x00" + struct.pack("<II", 0xFFC00000, 0x7FC00001)  # Vector2(-nan, nan)
-    back = encode(from_json(json.loads(json.dumps(to_json(decode(raw)), allow_nan=False))))
+    back = encode(from_jsonable(json.loads(json.dumps(to_jsonable(decode(raw)), allow_nan=False))))
     assert back.hex() == raw.hex()
 
 
@@ -309,16 +309,16 @@ def test_object_of_class_object_survives_json() -> None:
     """``Object.new()`` written in full has class name "Object"; its JSON must read back."""
     value = Object("Object", {"script": None})
     raw = encode(value, full_objects=True)
-    doc = json.loads(json.dumps(to_json(decode(raw, allow_objects=True))))
+    doc = json.loads(json.dumps(to_jsonable(decode(raw, allow_objects=True))))
     assert doc == {"type": "Object", "props": ["script", None]}
-    assert encode(from_json(doc), full_objects=True) == raw
+    assert encode(from_jsonable(doc), full_objects=True) == raw
 
 
 def test_double_precision_vector_arrays_survive_json() -> None:
     """real_t=double data: decode -> JSON -> encode --double-precision gives the same bytes."""
     value = PackedVector2Array([(0.1, 16777217.0)], itemsize=8)
     raw = encode(value, double_precision=True)
-    back = from_json(json.loads(json.dumps(to_json(decode(raw)))))
+    back = from_jsonable(json.loads(json.dumps(to_jsonable(decode(raw)))))
     assert encode(back, double_precision=True) == raw
 
 
@@ -326,7 +326,7 @@ def test_double_precision_math_types_survive_json() -> None:
     value = [Vector3(0.1, 0.2, 0.3), Transform3D(Basis(v3(0.1, 0, 0)), v3(1e300, 0, 0)),
              Projection(v4(0.1, 0.2, 0.3, 0.4))]
     raw = encode(value, double_precision=True)
-    back = from_json(json.loads(json.dumps(to_json(decode(raw)))))
+    back = from_jsonable(json.loads(json.dumps(to_jsonable(decode(raw)))))
     assert encode(back, double_precision=True) == raw
 
 
@@ -334,18 +334,18 @@ def test_godot3_values_survive_json() -> None:
     value = [RID(), Object("Reference", {"script": [1, 2]}), PackedFloat32Array([0.5]),
              Transform3D(Basis(v3(1, 2, 3), v3(4, 5, 6), v3(7, 8, 9)), v3(0, 0, 1))]
     raw = encode(value, profile="godot3", full_objects=True)
-    doc = json.loads(json.dumps(to_json(decode(raw, profile="godot3", allow_objects=True))))
-    assert encode(from_json(doc), profile="godot3", full_objects=True) == raw
+    doc = json.loads(json.dumps(to_jsonable(decode(raw, profile="godot3", allow_objects=True))))
+    assert encode(from_jsonable(doc), profile="godot3", full_objects=True) == raw
 
 
 def test_from_json_accepts_engine_forms() -> None:
     """What the engine itself writes (no ids) reads as empty handles; bare JSON numbers read
     as float/int as in JSON.to_native."""
-    assert from_json({"type": "RID"}) == RID()
-    assert from_json({"type": "Signal"}) == Signal()
-    assert from_json({"type": "Vector2", "args": [1, 2]}) == Vector2(1.0, 2.0)
-    assert from_json({"type": "Vector2i", "args": [1.0, 2.0]}) == Vector2i(1, 2)
-    assert type(from_json({"type": "Vector2i", "args": [1.0, 2.0]}).x) is int
-    assert from_json("np:/root/a:b") == NodePath(("root", "a"), ("b",), True)
-    assert from_json("s:") == "" and from_json("s:a:b") == "a:b"
-    assert from_json("f:1e+16") == 1e16
+    assert from_jsonable({"type": "RID"}) == RID()
+    assert from_jsonable({"type": "Signal"}) == Signal()
+    assert from_jsonable({"type": "Vector2", "args": [1, 2]}) == Vector2(1.0, 2.0)
+    assert from_jsonable({"type": "Vector2i", "args": [1.0, 2.0]}) == Vector2i(1, 2)
+    assert type(from_jsonable({"type": "Vector2i", "args": [1.0, 2.0]}).x) is int
+    assert from_jsonable("np:/root/a:b") == NodePath(("root", "a"), ("b",), True)
+    assert from_jsonable("s:") == "" and from_jsonable("s:a:b") == "a:b"
+    assert from_jsonable("f:1e+16") == 1e16

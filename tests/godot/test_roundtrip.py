@@ -63,13 +63,13 @@ from gameserde.godot import (
     decode,
     decode_prefix,
     encode,
-    from_json,
+    from_jsonable,
     get_var,
     iter_packets,
     iter_vars,
     put_packet,
     store_var,
-    to_json,
+    to_jsonable,
     variant_to_base64,
 )
 from gameserde.godot import types as gtypes
@@ -123,9 +123,9 @@ def check_roundtrip(v: Any, profile: ProfileName, full: bool) -> bytes:
         assert encode(v_off, profile=profile, full_objects=full) == raw
         back_off = decode(raw, profile=profile, allow_objects=full)
         assert encode(back_off, profile=profile, full_objects=full) == raw
-        json_off = dumps(to_json(back_off))
+        json_off = dumps(to_jsonable(back_off))
     assert same(back_off, back)
-    assert dumps(to_json(back)) == json_off
+    assert dumps(to_jsonable(back)) == json_off
     return raw
 
 
@@ -156,20 +156,20 @@ def test_json_roundtrip(profile: ProfileName, full: bool, use_numpy: bool,
     without numpy the same JSON text comes out and reads back to the same bytes."""
     v = data.draw(variants(profile, full_objects=full, nan="canonical"))
     raw = encode(v, profile=profile, full_objects=full)
-    text = dumps(to_json(v))
+    text = dumps(to_jsonable(v))
     if use_numpy:
-        back = from_json(json.loads(text))
+        back = from_jsonable(json.loads(text))
         assert same(back, v), (v, back)
         assert encode(back, profile=profile, full_objects=full) == raw
-        assert dumps(to_json(decode(raw, profile=profile, allow_objects=full))) == text
+        assert dumps(to_jsonable(decode(raw, profile=profile, allow_objects=full))) == text
         return
     with numpy_off():
         v_off = rebuild(v)
-        assert dumps(to_json(v_off)) == text
-        back_off = from_json(json.loads(text))
+        assert dumps(to_jsonable(v_off)) == text
+        back_off = from_jsonable(json.loads(text))
         assert encode(back_off, profile=profile, full_objects=full) == raw
-        assert dumps(to_json(back_off)) == text
-        assert dumps(to_json(decode(raw, profile=profile, allow_objects=full))) == text
+        assert dumps(to_jsonable(back_off)) == text
+        assert dumps(to_jsonable(decode(raw, profile=profile, allow_objects=full))) == text
     assert same(back_off, v)
 
 
@@ -194,7 +194,7 @@ def test_double_precision_roundtrip(v: Any) -> None:
 @given(v=double_math_values(nan="canonical"))
 def test_double_precision_json_roundtrip(v: Any) -> None:
     raw = encode(v, double_precision=True)
-    back = from_json(json.loads(dumps(to_json(decode(raw)))))
+    back = from_jsonable(json.loads(dumps(to_jsonable(decode(raw)))))
     assert encode(back, double_precision=True) == raw
 
 

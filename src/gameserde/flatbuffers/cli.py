@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from gameserde.errors import DecodeError
 from gameserde.flatbuffers.schema import FbsSchema, load_schema
 
 VERBS = ("decode", "encode", "verify", "inspect")
@@ -67,16 +68,23 @@ def verify(args: argparse.Namespace, data: bytes) -> str:
     return f"ok: a sound {root} buffer of {len(data)} bytes"
 
 
-def inspect(args: argparse.Namespace, data: bytes) -> str:
+def inspect(args: argparse.Namespace, data: bytes) -> tuple[str, str | None]:
     """What ``flatc --annotate SCHEMA -- FILE`` writes to ``FILE.afb`` (without its last
-    newline, which the CLI adds), plus ``// verifier:`` lines for an unsound buffer."""
+    newline, which the CLI adds), plus ``// verifier:`` lines for an unsound buffer; and the
+    verifier's reason when the buffer is unsound (None when it is sound)."""
     from gameserde.flatbuffers.inspect import annotate
 
-    text = annotate(_schema(args), data, args.root_type, size_prefixed=args.size_prefixed,
+    schema = _schema(args)
+    text = annotate(schema, data, args.root_type, size_prefixed=args.size_prefixed,
                     schema_file=args.schema,
                     binary_file="<stdin>" if args.input == "-" else args.input,
                     include_vector_contents=not args.annotate_sparse_vectors)
     if text.endswith("\n"):
         text = text[:-1]
+    error = None
+    try:
+        schema.verify(data, args.root_type, size_prefixed=args.size_prefixed)
+    except DecodeError as e:
+        error = str(e)
     # Undecodable bytes of string literals, kept as surrogates, become U+FFFD on output.
-    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace"), error

@@ -6,6 +6,9 @@
 * ``PacketPeerStream`` writes a little-endian 32-bit length, always, then the packet; a packet
   must fit its ring buffer (2^16 bytes by default, so at most 65532 bytes of Variant).
 * ``Marshalls.variant_to_base64`` is base64 of the raw Variant.
+
+:func:`verify` checks data in any of these framings (``FRAMINGS``) and :func:`guess_framing`
+finds the framing and profile under which undecodable data reads whole.
 """
 
 from __future__ import annotations
@@ -14,17 +17,20 @@ import base64
 import binascii
 import struct
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, NamedTuple
 
 from gameserde.errors import DecodeError, EncodeError
 from gameserde.godot.decoder import decode, decode_prefix
 from gameserde.godot.encoder import encode
-from gameserde.godot.profiles import MAX_DEPTH, Profile
+from gameserde.godot.profiles import MAX_DEPTH, PROFILES, Profile, get_profile
 
 PACKET_PEER_STREAM_MAX = (1 << 16) - 4
 """Largest packet a default PacketPeerStream accepts (``max_buffer_po2`` = 16, minus 4)."""
 
 _LEN = {False: struct.Struct("<I"), True: struct.Struct(">I")}
+
+FRAMINGS = ("raw", "store_var", "packet_stream", "base64")
+"""One Variant; ``store_var`` records; ``PacketPeerStream`` packets; base64 text."""
 
 
 def store_var(value: Any, *, big_endian: bool = False, profile: str | Profile = "godot4",
@@ -40,14 +46,25 @@ def get_var(data: Any, *, offset: int = 0, big_endian: bool = False,
             profile: str | Profile = "godot4", allow_objects: bool = False,
             max_depth: int = MAX_DEPTH) -> tuple[Any, int]:
     """Read one ``store_var`` record at ``offset``; return the value and the record's size."""
-    mv = memoryview(data).cast("B")
+    return _record(memoryview(data).cast("B"), offset, big_endian, True, profile, allow_objects,
+                   max_depth)
+
+
+def _record(mv: memoryview, offset: int, big_endian: bool, swappable: bool,
+            profile: str | Profile, allow_objects: bool, max_depth: int) -> tuple[Any, int]:
     left = len(mv) - offset
     if left < 4:
         raise DecodeError(f"a length prefix needs 4 bytes but only {max(left, 0)} are left",
                           offset=offset, format="godot")
     size = _LEN[big_endian].unpack_from(mv, offset)[0]
     if size > left - 4:
-        hint = "" if big_endian else " (is the length prefix big-endian?)"
+        other = _LEN[not big_endian].unpack_from(mv, offset)[0]
+        if swappable and other <= left - 4:
+            order = "little" if big_endian else "big"
+            hint = f"; read as a {order}-endian number the length prefix is {other}, which fits"
+        else:
+            hint = (f": the data ends {size - (left - 4)} bytes before the record does, as in a "
+                    "file that was cut short")
         raise DecodeError(f"record length {size} exceeds the {left - 4} bytes left{hint}",
                           offset=offset, format="godot")
     body = mv[offset + 4:offset + 4 + size]
@@ -63,13 +80,8 @@ def get_var(data: Any, *, offset: int = 0, big_endian: bool = False,
 def iter_vars(data: Any, *, big_endian: bool = False, profile: str | Profile = "godot4",
               allow_objects: bool = False, max_depth: int = MAX_DEPTH) -> Iterator[Any]:
     """Every ``store_var`` record of a file or stream, in order, up to the end of ``data``."""
-    mv = memoryview(data).cast("B")
-    pos = 0
-    while pos < len(mv):
-        value, used = get_var(mv, offset=pos, big_endian=big_endian, profile=profile,
-                              allow_objects=allow_objects, max_depth=max_depth)
-        yield value
-        pos += used
+    for record in _framed(data, big_endian, None, profile, allow_objects, max_depth):
+        yield record.value
 
 
 def put_packet(value: Any, *, max_size: int = PACKET_PEER_STREAM_MAX,
@@ -88,18 +100,8 @@ def iter_packets(data: Any, *, max_size: int = PACKET_PEER_STREAM_MAX,
                  profile: str | Profile = "godot4", allow_objects: bool = False,
                  max_depth: int = MAX_DEPTH) -> Iterator[Any]:
     """Every packet of a PacketPeerStream byte stream."""
-    mv = memoryview(data).cast("B")
-    pos = 0
-    while pos < len(mv):
-        if len(mv) - pos >= 4:
-            size = _LEN[False].unpack_from(mv, pos)[0]
-            if size > max_size:
-                raise DecodeError(f"packet length {size} exceeds the PacketPeerStream limit "
-                                  f"of {max_size}", offset=pos, format="godot")
-        value, used = get_var(mv, offset=pos, profile=profile, allow_objects=allow_objects,
-                              max_depth=max_depth)
-        yield value
-        pos += used
+    for record in _framed(data, False, max_size, profile, allow_objects, max_depth):
+        yield record.value
 
 
 def variant_to_base64(value: Any, *, profile: str | Profile = "godot4",
@@ -114,9 +116,120 @@ def variant_to_base64(value: Any, *, profile: str | Profile = "godot4",
 def base64_to_variant(text: str | bytes, *, profile: str | Profile = "godot4",
                       allow_objects: bool = False, max_depth: int = MAX_DEPTH) -> Any:
     """``Marshalls.base64_to_variant``."""
+    return decode_prefix(base64_bytes(text), profile=profile, allow_objects=allow_objects,
+                         max_depth=max_depth)[0]
+
+
+# ---------------------------------------------------------------------------------------------
+# Any framing
+
+
+class Record(NamedTuple):
+    value: Any
+    offset: int
+    """Where the record starts (its length prefix, if any); 0 for raw and base64."""
+    size: int
+    """The record's bytes, length prefix included (raw: the Variant's; base64: the bytes the
+    text stands for)."""
+
+
+def records(data: Any, *, framing: str = "raw", big_endian: bool = False,
+            profile: str | Profile = "godot4", allow_objects: bool = False,
+            max_depth: int = MAX_DEPTH) -> Iterator[Record]:
+    """Each Variant of ``data`` in ``framing`` (one of :data:`FRAMINGS`), in order."""
+    if framing not in FRAMINGS:
+        raise ValueError(f"unknown framing {framing!r}; choose one of {', '.join(FRAMINGS)}")
+    if big_endian and framing != "store_var":
+        raise ValueError("big_endian applies to the store_var framing only")
+    opts: dict[str, Any] = {"profile": profile, "allow_objects": allow_objects,
+                            "max_depth": max_depth}
+    if framing in ("raw", "base64"):
+        raw = data if framing == "raw" else base64_bytes(data)
+        value, size = decode_prefix(raw, **opts)
+        yield Record(value, 0, size)
+        return
+    packet_max = PACKET_PEER_STREAM_MAX if framing == "packet_stream" else None
+    yield from _framed(data, big_endian, packet_max, profile, allow_objects, max_depth)
+
+
+def _framed(data: Any, big_endian: bool, packet_max: int | None, profile: str | Profile,
+            allow_objects: bool, max_depth: int) -> Iterator[Record]:
+    """Length-prefixed records up to the end of ``data``: ``store_var`` ones, or packets of
+    at most ``packet_max`` bytes."""
+    mv = memoryview(data).cast("B")
+    pos = 0
+    while pos < len(mv):
+        if packet_max is not None and len(mv) - pos >= 4:
+            size = _LEN[False].unpack_from(mv, pos)[0]
+            if size > packet_max:
+                raise DecodeError(f"packet length {size} exceeds the PacketPeerStream limit "
+                                  f"of {packet_max}", offset=pos, format="godot")
+        value, used = _record(mv, pos, big_endian, packet_max is None, profile, allow_objects,
+                              max_depth)
+        yield Record(value, pos, used)
+        pos += used
+
+
+def verify(data: Any, *, framing: str = "raw", big_endian: bool = False,
+           profile: str | Profile = "godot4", allow_objects: bool = False,
+           max_depth: int = MAX_DEPTH) -> None:
+    """Raise :class:`DecodeError` unless the engine would read ``data`` back in ``framing``.
+
+    ``raw``: ``bytes_to_var`` (``bytes_to_var_with_objects`` when ``allow_objects``) accepts it;
+    bytes after the Variant are ignored, as the engine ignores them. ``store_var``: every
+    record, up to the last byte, is one ``get_var`` reads. ``packet_stream``: every packet
+    ``PacketPeerStream`` accepts. ``base64``: ``Marshalls.base64_to_variant`` accepts the text.
+    """
+    for _ in records(data, framing=framing, big_endian=big_endian, profile=profile,
+                     allow_objects=allow_objects, max_depth=max_depth):
+        pass
+
+
+class Guess(NamedTuple):
+    framing: str
+    big_endian: bool
+    profile: str
+
+
+_GUESSES = (("raw", False), ("store_var", False), ("store_var", True), ("base64", False))
+
+
+def guess_framing(data: Any, *, profile: str | Profile = "godot4", exclude: Guess | None = None,
+                  max_depth: int = MAX_DEPTH) -> Guess | None:
+    """The first framing and profile under which all of ``data`` decodes, or None.
+
+    ``profile`` is tried first, then the others; for each, one raw Variant that fills the data,
+    ``store_var`` records with little- then big-endian lengths (``packet_stream`` data reads as
+    those too), then base64 text. ``exclude`` is the reading already tried. Each try costs at
+    most one decode of the data.
+    """
+    if not len(memoryview(data).cast("B")):
+        return None
+    first = get_profile(profile).name
+    for prof in (first, *(p for p in PROFILES if p != first)):
+        for framing, big_endian in _GUESSES:
+            guess = Guess(framing, big_endian, prof)
+            if guess != exclude and _reads_whole(data, guess, max_depth):
+                return guess
+    return None
+
+
+def _reads_whole(data: Any, guess: Guess, max_depth: int) -> bool:
+    raw, framing = data, guess.framing
     try:
-        raw = base64.b64decode(text.strip(), validate=True)
+        if framing == "base64":
+            raw, framing = base64_bytes(data), "raw"
+        sizes = [r.size for r in records(raw, framing=framing, big_endian=guess.big_endian,
+                                         profile=guess.profile, allow_objects=True,
+                                         max_depth=max_depth)]
+    except DecodeError:
+        return False
+    return framing == "store_var" or sizes[0] >= len(memoryview(raw).cast("B"))
+
+
+def base64_bytes(text: Any) -> bytes:
+    try:
+        return base64.b64decode((text if isinstance(text, str) else bytes(text)).strip(),
+                                validate=True)
     except (binascii.Error, ValueError) as e:
         raise DecodeError(f"not valid base64 ({e})", format="godot") from None
-    return decode_prefix(raw, profile=profile, allow_objects=allow_objects,
-                         max_depth=max_depth)[0]
