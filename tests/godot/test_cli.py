@@ -231,20 +231,88 @@ def test_decode_raw_ignores_trailing_bytes(cli: Any, tmp_path: Path) -> None:
 # decode -> encode gives the same bytes
 
 
+@pytest.mark.parametrize("mode", ["native", "plain"])
 @pytest.mark.parametrize("framing", FRAMINGS)
 @pytest.mark.parametrize("profile", ["godot4", "godot3", "docs"])
-def test_decode_encode_roundtrip(cli: Any, tmp_path: Path, profile: str, framing: str) -> None:
+def test_decode_encode_roundtrip(cli: Any, tmp_path: Path, profile: str, framing: str,
+                                 mode: str) -> None:
     src, opts = make_file(tmp_path, profile, framing)
     doc = tmp_path / "doc.json"
-    r = cli("decode", "godot", *opts, str(src), "-o", str(doc))
+    r = cli("decode", "godot", *opts, "--json", mode, str(src), "-o", str(doc))
     assert r.code == 0, r.err
     out = tmp_path / "out.bin"
-    r = cli("encode", "godot", *opts, str(doc), "-o", str(out))
+    r = cli("encode", "godot", *opts, "--json", mode, str(doc), "-o", str(out))
+    assert r.code == 0, r.err
+    assert out.read_bytes() == src.read_bytes()
+    # The header recorded every option: encode needs none of them.
+    bare = (profile, framing, mode) == ("godot4", "raw", "native")
+    written = json.loads(doc.read_bytes())
+    assert (isinstance(written, dict) and "$godot" in written) is not bare
+    r = cli("encode", "godot", str(doc), "-o", str(out))
     assert r.code == 0, r.err
     assert out.read_bytes() == src.read_bytes()
     # And through the pipes: JSON on stdin, binary on stdout.
     r = cli("encode", "godot", *opts, "-", stdin=doc.read_bytes())
     assert r.code == 0 and r.out == src.read_bytes()
+
+
+def test_header_is_followed_and_contradictions_refused(cli: Any, tmp_path: Path) -> None:
+    doc = tmp_path / "save.json"
+    r = cli("decode", "godot", "--framing", "store_var", "--json", "plain", str(SAVEGAME),
+            "-o", str(doc))
+    assert r.code == 0
+    head = json.loads(doc.read_text())["$godot"]
+    assert head == {"profile": "godot4", "framing": "store_var", "json": "plain",
+                    "big_endian": False}
+    assert cli("encode", "godot", str(doc)).out == SAVEGAME.read_bytes()
+    assert cli("encode", "godot", "--framing", "store_var", "--json", "plain",
+               str(doc)).out == SAVEGAME.read_bytes()
+    for opts, said in [(["--framing", "raw"], "--framing store_var"),
+                       (["--json", "native"], "--json plain"),
+                       (["--profile", "godot3"], "--profile godot4"),
+                       (["--big-endian"], "little-endian lengths")]:
+        r = cli("encode", "godot", *opts, str(doc))
+        assert r.code == 1 and r.out == b"" and len(r.err.strip().splitlines()) == 1
+        assert r.err.startswith(f"gameserde: {doc}: the JSON was decoded with {said} (its "
+                                '"$godot" header says so) but '), r.err
+        assert "drop the option" in r.err
+
+
+@pytest.mark.parametrize(("doc", "message"), [
+    ({"$godot": [], "$value": 1}, r'the "\$godot" header is an object'),
+    ({"$godot": {"framing": "zip"}, "$value": 1}, "framing is one of raw, store_var"),
+    ({"$godot": {"big_endian": 1}, "$value": 1}, "big_endian is one of True, False"),
+    ({"$godot": {"colour": "red"}, "$value": 1}, "has no key 'colour'"),
+    ({"$godot": {"framing": "store_var"}, "$value": []}, r'holds "\$records" only'),
+    ({"$godot": {}, "$value": 1, "x": 2}, r"found 'x'"),
+    ({"$godot": {"framing": "store_var"}, "$records": {}}, "an array of records"),
+    ({"$godot": {"json": "plain"}, "$value": {"$Vectr3": [1, 2, 3]}},
+     r'in \$\["\$value"\]: unknown type tag \$Vectr3\. Did you mean \$Vector3'),
+    ({"$godot": {"framing": "store_var"}, "$records": ["i:1", "x"]},
+     r'in \$\["\$records"\]\[1\]: string'),
+])
+def test_bad_header(cli: Any, tmp_path: Path, doc: Any, message: str) -> None:
+    path = tmp_path / "h.json"
+    path.write_text(json.dumps(doc))
+    r = cli("encode", "godot", str(path))
+    assert r.code == 1 and "Traceback" not in r.err and len(r.err.strip().splitlines()) == 1
+    assert re.search(message, r.err), r.err
+
+
+def test_bare_documents(cli: Any, tmp_path: Path) -> None:
+    """Without a header the options say everything (as JSON from older versions needs)."""
+    records = tmp_path / "records.json"
+    records.write_text('["s:a", ["i:1"]]')
+    r = cli("encode", "godot", "--framing", "store_var", str(records))
+    assert r.code == 0 and r.out == store_var("a") + store_var([1])
+    assert cli("encode", "godot", str(records)).out == encode(["a", [1]])
+    plain_doc = tmp_path / "plain.json"
+    plain_doc.write_text('{"hp": 87.5, "pos": {"$Vector3": [1, 2, 3]}}')
+    r = cli("encode", "godot", "--json", "plain", str(plain_doc))
+    assert r.code == 0 and r.out == encode({"hp": 87.5, "pos": Vector3(1, 2, 3)})
+    r = cli("encode", "godot", str(plain_doc))
+    assert r.code == 1
+    assert r.err.rstrip().endswith("The document reads as plain JSON: add --json plain."), r.err
 
 
 def test_full_objects_auto_and_no(cli: Any, tmp_path: Path) -> None:
@@ -373,6 +441,108 @@ def test_bad_json_input(cli: Any, tmp_path: Path) -> None:
     assert r.code == 1 and "$[1]" in r.err
 
 
+@pytest.mark.parametrize(("data", "opts", "advice"), [
+    (SAVEGAME.read_bytes(), [], "The whole file decodes as store_var records (a 4-byte length "
+     "before each Variant): use --framing store_var."),
+    (b"".join(store_var(v, big_endian=True) for v in (1, "two")), ["--framing", "store_var"],
+     "The whole file decodes as store_var records with big-endian lengths: use --framing "
+     "store_var --big-endian."),
+    (encode([1, 2]), ["--framing", "store_var"],
+     "The whole file decodes as one Variant: use --framing raw."),
+    (variant_to_base64({"a": 1}).encode(), [],
+     "The whole file decodes as the base64 text of a Variant: use --framing base64."),
+    (encode({"a": Vector3(1, 2, 3)}, profile="godot3"), [],
+     "The whole file decodes as one Variant of profile godot3: use --framing raw "
+     "--profile godot3."),
+    (store_var(1), ["--framing", "store_var", "--big-endian"],
+     "use --framing store_var without --big-endian."),
+])
+@pytest.mark.parametrize("verb", ["decode", "verify", "inspect"])
+def test_failed_reading_names_the_one_that_works(cli: Any, tmp_path: Path, data: bytes,
+                                                 opts: list[str], advice: str,
+                                                 verb: str) -> None:
+    path = tmp_path / "data.bin"
+    path.write_bytes(data)
+    r = cli(verb, "godot", *opts, str(path))
+    assert r.code == 1 and "Traceback" not in r.err
+    assert len(r.err.strip().splitlines()) == 1
+    assert r.err.startswith(f"gameserde: {path}: godot decode error at byte ")
+    assert r.err.rstrip().endswith(advice), r.err
+    if verb == "inspect":
+        assert r.out.startswith((b"offset", b"record 0"))
+
+
+def test_savegame_without_framing(cli: Any) -> None:
+    r = cli("decode", "godot", str(SAVEGAME))
+    assert r.err == (f"gameserde: {SAVEGAME}: godot decode error at byte 0 (0x0): unknown "
+                     "Variant type id 132 (profile godot4 has 0 to 38). The whole file decodes "
+                     "as store_var records (a 4-byte length before each Variant): use --framing "
+                     "store_var.\n")
+
+
+def test_cut_store_var_file(cli: Any, tmp_path: Path) -> None:
+    path = tmp_path / "cut.sav"
+    data = SAVEGAME.read_bytes()
+    path.write_bytes(data[:-10])
+    for verb in ("decode", "verify", "inspect"):
+        r = cli(verb, "godot", "--framing", "store_var", str(path))
+        assert r.code == 1
+        assert "the data ends 10 bytes before the record does, as in a file that was cut " \
+            "short" in r.err
+        assert "endian" not in r.err and "The whole file" not in r.err
+    text = cli("inspect", "godot", "--framing", "store_var", str(path)).out.decode()
+    assert re.search(r"^record 1 at 0x[0-9a-f]{8}: length prefix \d+, more than the \d+ "
+                     r"bytes left$", text, re.M)
+
+
+def test_misspelled_type_name(cli: Any, tmp_path: Path) -> None:
+    doc = tmp_path / "typo.json"
+    doc.write_text('{"type": "Dictionary", "args": ["s:pos", {"type": "Vectr3", '
+                   '"args": [1, 2, 3]}]}')
+    r = cli("encode", "godot", str(doc))
+    assert r.code == 1 and len(r.err.strip().splitlines()) == 1
+    assert "in $.args[1]: unknown type 'Vectr3'. Did you mean Vector3, Vector3i or " \
+        "Vector4?" in r.err
+    assert "plain" not in r.err
+
+
+def test_verify(cli: Any, tmp_path: Path) -> None:
+    r = cli("verify", "godot", "--framing", "store_var", str(SAVEGAME))
+    assert r.code == 0 and r.out.decode() == (
+        f"{SAVEGAME}: ok: 2 store_var records in {SAVEGAME.stat().st_size} bytes "
+        "(profile godot4)\n")
+    path = tmp_path / "v.bin"
+    path.write_bytes(encode({"a": 1}) + b"xyz")
+    r = cli("verify", "godot", str(path))
+    assert r.code == 0 and r.out.decode() == (
+        f"{path}: ok: one Dictionary of 28 bytes (profile godot4); the 3 bytes after it are "
+        "ignored, as the engine ignores them\n")
+    path.write_bytes(put_packet(1))
+    r = cli("verify", "godot", "--framing", "packet_stream", str(path))
+    assert r.code == 0 and "ok: 1 packet in 12 bytes" in r.out.decode()
+    path.write_bytes(encode({"a": 1})[:-2])
+    r = cli("verify", "godot", str(path))
+    assert r.code == 1 and r.out == b"" and "godot decode error at byte 24" in r.err
+
+
+def test_inspect_exit_status(cli: Any, tmp_path: Path) -> None:
+    path = tmp_path / "i.bin"
+    path.write_bytes(encode([1, "abc"]))
+    assert cli("inspect", "godot", str(path)).code == 0
+    path.write_bytes(encode([1, "abc"])[:-1])
+    r = cli("inspect", "godot", str(path))
+    assert r.code == 1 and "ERROR" in r.out.decode()
+    assert r.err.startswith(f"gameserde: {path}: godot decode error at byte 20")
+
+
+def test_big_endian_needs_store_var(cli: Any) -> None:
+    for verb in ("decode", "verify", "inspect"):
+        r = cli(verb, "godot", "--big-endian", str(SAVEGAME))
+        assert r.code == 1
+        assert r.err == f"gameserde: {SAVEGAME}: --big-endian applies to --framing store_var " \
+            "only\n"
+
+
 def test_missing_file(cli: Any, tmp_path: Path) -> None:
     missing = tmp_path / "nope.sav"
     r = cli("decode", "godot", str(missing))
@@ -431,15 +601,26 @@ def test_decode_help_lists_options(cli: Any) -> None:
     assert r.code == 0
     text = r.out.decode()
     for word in ("--profile", "--framing", "--big-endian", "--max-depth", "--pretty",
-                 "--compact", "-o OUT", "raw", "store_var", "packet_stream", "base64",
+                 "--compact", "--json", "-o OUT", "raw", "store_var", "packet_stream", "base64",
                  "godot4", "godot3", "docs", "FILE"):
         assert word in text, word
 
 
 def test_encode_help_lists_options(cli: Any) -> None:
     text = cli("encode", "godot", "--help").out.decode()
-    for word in ("--full-objects", "--double-precision", "--framing", "--profile"):
+    for word in ("--full-objects", "--double-precision", "--framing", "--profile", "--json",
+                 "native", "plain", '"$godot" header'):
         assert word in text, word
+
+
+@pytest.mark.parametrize("verb", ["verify", "inspect"])
+def test_verify_and_inspect_help(cli: Any, verb: str) -> None:
+    r = cli(verb, "godot", "--help")
+    assert r.code == 0
+    text = r.out.decode()
+    for word in ("--profile", "--framing", "--big-endian", "--max-depth", "exit status 1"):
+        assert word in text, word
+    assert "--json" not in text
 
 
 def test_version(cli: Any) -> None:

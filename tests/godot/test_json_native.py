@@ -4,7 +4,8 @@ godotengine/godot, 4.4+), and the view's lossless extensions.
 The engine's test checks ``JSON.stringify(JSON.from_native(v, full_objects), "", false)`` (compact,
 no escaping of non-ASCII) against a string and parses the string back with ``to_native``. Here:
 ``json.dumps(to_jsonable(v), separators=(",", ":"), ensure_ascii=False)`` must be that string, and
-``from_json`` of the parsed string must give ``v`` back.
+``from_jsonable`` of the parsed string must give ``v`` back; ``to_json``/``from_json`` do the
+same with text.
 """
 
 from __future__ import annotations
@@ -55,7 +56,9 @@ from gameserde.godot import (
     Vector4i,
     decode,
     encode,
+    from_json,
     from_jsonable,
+    to_json,
     to_jsonable,
 )
 
@@ -186,6 +189,7 @@ IDS = [name for name, _, _ in ENGINE_VECTORS]
 @pytest.mark.parametrize(("name", "value", "text"), ENGINE_VECTORS, ids=IDS)
 def test_engine_vector_to_json(name: str, value: Any, text: str) -> None:
     assert stringify(value) == text
+    assert json.loads(to_json(value)) == json.loads(text)
 
 
 @pytest.mark.parametrize(("name", "value", "text"), ENGINE_VECTORS, ids=IDS)
@@ -193,6 +197,7 @@ def test_engine_vector_from_json(name: str, value: Any, text: str) -> None:
     back = from_jsonable(json.loads(text))
     assert same(back, value), (back, value)
     assert stringify(back) == text
+    assert same(from_json(text), value)
 
 
 @pytest.mark.parametrize(("name", "value", "text"), ENGINE_VECTORS, ids=IDS)

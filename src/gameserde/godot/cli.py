@@ -35,9 +35,9 @@ _DEFAULTS = {"profile": "godot4", "framing": "raw", "big_endian": False, "json":
 FRAMING_HELP = {
     "raw": "one Variant, as var_to_bytes makes it (trailing bytes ignored)",
     "store_var": "FileAccess.store_var / StreamPeer.put_var records: 4-byte length + Variant, "
-                 "any number of them (JSON: an array with one element per record)",
+                 "any number of them (JSON: one element of \"$records\" per record)",
     "packet_stream": "PacketPeerStream packets: little-endian 4-byte length + Variant, at most "
-                     "65532 bytes each (JSON: an array with one element per packet)",
+                     "65532 bytes each (JSON: one element of \"$records\" per packet)",
     "base64": "Marshalls.variant_to_base64 text",
 }
 JSON_HELP = {
@@ -53,27 +53,30 @@ def _table(rows: dict[str, str]) -> str:
                                    subsequent_indent=" " * 17) for k, v in rows.items())
 
 
-EPILOG = f"""framings:
+_FRAMINGS_AND_PROFILES = f"""framings:
 {_table(FRAMING_HELP)}
 
 profiles:
   godot4         Godot 4.4+ (default): typed containers, StringName, PackedVector4Array, ...
   godot3         Godot 3.1+: 3.x type ids and pool arrays
-  docs           the type table of the published docs page, which matches neither engine
+  docs           the type table of the published docs page, which matches neither engine"""
 
-JSON modes (--json):
+_JSON_EPILOG = f"""JSON modes (--json):
 {_table(JSON_HELP)}
 
 decode then encode gives back identical bytes. When the bare JSON would not (another framing,
 profile or JSON mode), decode writes a "$godot" header recording them, and encode follows it.
-Full Objects are shown as data and never instantiated.
+Full Objects are shown as data and never instantiated."""
 
-verify and inspect exit with status 1 when the data does not decode; a failed decode names
-the framing or profile under which the whole file would decode, if there is one."""
+_CHECK_EPILOG = """When the data does not decode, the error (exit status 1) names the framing or
+profile under which the whole file would decode, if there is one; inspect prints its map up
+to the failing region first."""
 
 
 def add_arguments(verb: str, parser: argparse.ArgumentParser) -> None:
-    parser.epilog = EPILOG
+    parser.epilog = "\n\n".join(
+        [_FRAMINGS_AND_PROFILES, _JSON_EPILOG if verb in ("decode", "encode") else "",
+         _CHECK_EPILOG if verb != "encode" else ""]).strip()
     from_header = " (default: the JSON's \"$godot\" header, else {})" if verb == "encode" \
         else " (default: {})"
     parser.add_argument("--profile", choices=list(PROFILES), default=None,
@@ -89,7 +92,7 @@ def add_arguments(verb: str, parser: argparse.ArgumentParser) -> None:
                              f"at most {MAX_DEPTH_LIMIT})")
     if verb in ("decode", "encode"):
         parser.add_argument("--json", choices=list(JSON_HELP), default=None,
-                            help="the JSON view: native or plain (see below)"
+                            help="the JSON view, native or plain, described below"
                                  + from_header.format("native"))
     if verb == "encode":
         parser.add_argument("--full-objects", choices=["auto", "yes", "no"], default="auto",
@@ -221,13 +224,32 @@ def _value(obj: Any, path: str, settings: dict[str, Any], head: dict[str, Any] |
     try:
         return from_jsonable(obj, mode=settings["json"], path=path, max_depth=depth)
     except DecodeError as e:
-        if head is None and settings["json"] == "native":
+        if head is None and settings["json"] == "native" and not _looks_native(obj):
             try:
                 from_jsonable(obj, mode="plain", path=path, max_depth=depth)
             except GameserdeError:
                 raise e from None
             e.message += ". The document reads as plain JSON: add --json plain."
         raise
+
+
+_NATIVE_PREFIXES = ("s:", "i:", "f:", "sn:", "np:")
+
+
+def _looks_native(doc: Any) -> bool:
+    """Whether ``doc`` holds a string or object in the native view's forms."""
+    stack = [doc]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str) and item.startswith(_NATIVE_PREFIXES):
+            return True
+        if isinstance(item, dict):
+            if "type" in item:
+                return True
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
 
 
 def verify(args: argparse.Namespace, data: bytes) -> str:

@@ -182,7 +182,8 @@ def closest(name: str, names: Iterable[str]) -> str:
     close = difflib.get_close_matches(name, list(names), n=3, cutoff=0.6)
     if not close:
         return ""
-    return " Did you mean " + " or ".join(close) + "?"
+    listed = close[0] if len(close) == 1 else ", ".join(close[:-1]) + " or " + close[-1]
+    return f" Did you mean {listed}?"
 
 
 def real(x: Any, path: str) -> float:

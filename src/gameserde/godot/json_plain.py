@@ -76,9 +76,9 @@ def _type_name(ct: gt.ContainerType, path: str) -> str:
         return _VARIANT
     name = ct.name
     if name == _VARIANT or gt.ContainerType.of(name) != ct:
-        raise EncodeError(f"the typed container's class {name!r} has the name of a built-in "
-                          "type, which plain JSON cannot tell apart; use the native JSON view",
-                          path=path, format=FORMAT)
+        raise EncodeError(f"the typed container's class {name!r} is named like a built-in "
+                          "type (or Variant, the untyped side), which plain JSON cannot tell "
+                          "apart; use the native JSON view", path=path, format=FORMAT)
     return name
 
 
@@ -260,7 +260,7 @@ def _tag(name: str, body: Any, path: str, depth: int, max_depth: int) -> Any:
             raise fail("$Signal holds [name, object_id]", path)
         return gt.Signal(body[0], id64(body[1], f"{path}[1]"))
     hint = closest(name, _SIMPLE_TAGS).replace(" Did you mean ", " Did you mean $")
-    hint = hint.replace(" or ", " or $")
+    hint = hint.replace(" or ", " or $").replace(", ", ", $")
     raise fail(f"unknown type tag ${name}.{hint} (A Dictionary key that starts with $ is "
                "written with one more $.)", path)
 
