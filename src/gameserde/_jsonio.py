@@ -23,8 +23,9 @@ JSON_DEPTH_LIMIT = 20_000
 
 
 def dumps(value: Any, *, pretty: bool) -> bytes:
-    """UTF-8 JSON with a trailing newline; indented by 2 when ``pretty``, with every array or
-    object whose one-line form fits in the line kept on one line (``[1.0, 2.0, 3.0]``).
+    """UTF-8 JSON with a trailing newline; indented by 2 when ``pretty`` (up to 32 levels),
+    with every array or object whose one-line form fits in the line kept on one line
+    (``[1.0, 2.0, 3.0]``).
 
     Strings holding lone surrogates (Godot 3 allows them) are written as ``\\udXXX`` escapes.
     """
@@ -47,6 +48,8 @@ def dumps(value: Any, *, pretty: bool) -> bytes:
 
 _WIDTH = 88
 """Pretty output keeps a container on one line when it fits in this many columns."""
+_MAX_INDENT = 32
+"""Levels deeper than this are indented as this one, so output stays linear in the input."""
 
 
 def _text(value: Any, pretty: bool, ascii_only: bool) -> str:
@@ -62,10 +65,14 @@ def _pretty(value: Any, level: int, room: int, out: list[str], ascii_only: bool)
     if not isinstance(value, list | dict) or not value or _inline_size(value, room) <= room:
         out.append(json.dumps(value, ensure_ascii=ascii_only, separators=(", ", ": ")))
         return
-    pad = "\n" + "  " * (level + 1)
-    width = _WIDTH - 2 * (level + 1)
+    pad = "\n" + "  " * min(level + 1, _MAX_INDENT)
+    width = max(_WIDTH - 2 * (level + 1), 40)
     close = "]" if isinstance(value, list) else "}"
     out.append("[" if isinstance(value, list) else "{")
+    if isinstance(value, list) and not any(isinstance(v, list | dict) for v in value):
+        _fill(value, pad, width, out, ascii_only)  # scalars: as many to a line as fit
+        out.append("\n" + "  " * min(level, _MAX_INDENT) + close)
+        return
     items = value.items() if isinstance(value, dict) else ((None, v) for v in value)
     for i, (key, item) in enumerate(items):
         out.append(pad if i == 0 else "," + pad)
@@ -75,7 +82,21 @@ def _pretty(value: Any, level: int, room: int, out: list[str], ascii_only: bool)
             out.append(name)
             left -= len(name)
         _pretty(item, level + 1, left - 1, out, ascii_only)
-    out.append("\n" + "  " * level + close)
+    out.append("\n" + "  " * min(level, _MAX_INDENT) + close)
+
+
+def _fill(items: list[Any], pad: str, width: int, out: list[str], ascii_only: bool) -> None:
+    used = width
+    for i, item in enumerate(items):
+        text = json.dumps(item, ensure_ascii=ascii_only) + ("," if i + 1 < len(items) else "")
+        if used + 1 + len(text) > width and used:
+            out.append(pad)
+            used = 0
+        elif i:
+            out.append(" ")
+            used += 1
+        out.append(text)
+        used += len(text)
 
 
 def _inline_size(value: Any, budget: int) -> int:
