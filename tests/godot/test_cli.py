@@ -577,11 +577,16 @@ def test_deepest_engine_value_does_not_crash(cli: Any, tmp_path: Path, verb: str
     assert r.code in (0, 1) and "Traceback" not in r.err
 
 
-def test_deep_json_does_not_crash(cli: Any, tmp_path: Path) -> None:
+@pytest.mark.parametrize("mode", ["native", "plain"])
+def test_deep_json_does_not_crash(cli: Any, tmp_path: Path, mode: str) -> None:
     doc = tmp_path / "deep.json"
     doc.write_text("[" * 100_000 + "]" * 100_000)
-    r = cli("encode", "godot", str(doc), "-o", str(tmp_path / "deep.bin"))
+    r = cli("encode", "godot", "--json", mode, str(doc), "-o", str(tmp_path / "deep.bin"))
     assert r.code == 1 and "Traceback" not in r.err
+    doc.write_text('{"$Array[int]": [' * 3000 + "]}" * 3000)
+    r = cli("encode", "godot", "--json", mode, str(doc), "-o", str(tmp_path / "deep.bin"))
+    assert r.code == 1 and "Traceback" not in r.err
+    assert ("deeper than 1024" in r.err) is (mode == "plain")
 
 
 # ---------------------------------------------------------------------------------------------

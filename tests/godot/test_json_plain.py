@@ -239,6 +239,18 @@ def test_native_misspelled_type_suggests_the_closest() -> None:
     assert from_jsonable({"type": "Vectr3", "props": []}) == Object("Vectr3", {})
 
 
+def test_deepest_engine_value() -> None:
+    """1025 nested Arrays (the engine's limit) go through the plain view; deeper JSON is
+    refused with a DecodeError, however deep."""
+    raw = bytes.fromhex("1c000000 01000000") * 1024 + bytes.fromhex("1c000000 00000000")
+    assert encode(from_json(to_json(decode(raw), mode="plain"), mode="plain")) == raw
+    deep: Any = []
+    for i in range(5000):
+        deep = {"$Array[int]": [deep]} if i % 2 else [deep]
+    with pytest.raises(DecodeError, match="nested deeper than 1024"):
+        back(deep)
+
+
 def test_text_api_errors() -> None:
     with pytest.raises(DecodeError, match=r"not valid JSON.*line 1"):
         from_json('{"hp": ', mode="plain")
