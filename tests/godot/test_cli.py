@@ -279,11 +279,11 @@ def test_header_is_followed_and_contradictions_refused(cli: Any, tmp_path: Path)
 
 
 @pytest.mark.parametrize(("doc", "message"), [
-    ({"$godot": [], "$value": 1}, r'the "\$godot" header is an object'),
-    ({"$godot": {"framing": "zip"}, "$value": 1}, "framing is one of raw, store_var"),
-    ({"$godot": {"big_endian": 1}, "$value": 1}, "big_endian is one of True, False"),
+    ({"$godot": [], "$value": 1}, r'the "\$godot" header must be an object, not \[\]'),
+    ({"$godot": {"framing": "zip"}, "$value": 1}, "framing must be one of raw, store_var"),
+    ({"$godot": {"big_endian": 1}, "$value": 1}, "big_endian must be one of True, False"),
     ({"$godot": {"colour": "red"}, "$value": 1}, "has no key 'colour'"),
-    ({"$godot": {"framing": "store_var"}, "$value": []}, r'holds "\$records" only'),
+    ({"$godot": {"framing": "store_var"}, "$value": []}, r'must hold "\$records" only'),
     ({"$godot": {}, "$value": 1, "x": 2}, r"found 'x'"),
     ({"$godot": {"framing": "store_var"}, "$records": {}}, "an array of records"),
     ({"$godot": {"json": "plain"}, "$value": {"$Vectr3": [1, 2, 3]}},

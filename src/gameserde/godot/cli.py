@@ -145,17 +145,13 @@ def _header(settings: dict[str, Any]) -> dict[str, Any]:
     return head
 
 
-def _body_key(settings: dict[str, Any]) -> str:
-    return "$records" if settings["framing"] in ("store_var", "packet_stream") else "$value"
-
-
-def _read_header(doc: Any) -> tuple[dict[str, Any] | None, Any, str]:
-    """The header (or None), the body and the body's path."""
+def _read_header(doc: Any) -> dict[str, Any] | None:
+    """The document's header, checked, or None when it has none."""
     if not (isinstance(doc, dict) and HEADER in doc):
-        return None, doc, "$"
+        return None
     head = doc[HEADER]
     if not isinstance(head, dict):
-        raise _doc_error(f'the "{HEADER}" header is an object', f'$["{HEADER}"]')
+        raise _doc_error(f'the "{HEADER}" header must be an object, not {head!r:.40}', "$")
     choices: dict[str, list[Any]] = {
         "profile": list(PROFILES), "framing": list(FRAMINGS), "json": list(JSON_HELP),
         "big_endian": [True, False]}
@@ -164,15 +160,22 @@ def _read_header(doc: Any) -> tuple[dict[str, Any] | None, Any, str]:
             raise _doc_error(f'the "{HEADER}" header has no key {key!r} (it knows '
                              f"{', '.join(choices)})", f'$["{HEADER}"]')
         if value not in choices[key] or type(value) is not type(choices[key][0]):
-            raise _doc_error(f"{key} is one of {', '.join(map(str, choices[key]))}, not "
-                             f"{value!r}", f'$["{HEADER}"]["{key}"]')
-    body_key = "$records" if head.get("framing") in ("store_var", "packet_stream") else "$value"
-    others = [k for k in doc if k not in (HEADER, body_key)]
-    if body_key not in doc or others:
+            raise _doc_error(f"{key} must be one of {', '.join(map(str, choices[key]))}, not "
+                             f"{value!r:.40}", f'$["{HEADER}"]["{key}"]')
+    return head
+
+
+def _body(doc: Any, head: dict[str, Any] | None, settings: dict[str, Any]) -> tuple[Any, str]:
+    """The values of a document and their path: all of it, or what follows its header."""
+    if head is None:
+        return doc, "$"
+    key = "$records" if settings["framing"] in ("store_var", "packet_stream") else "$value"
+    others = [k for k in doc if k not in (HEADER, key)]
+    if key not in doc or others:
         found = ", ".join(repr(k) for k in others) or "nothing"
-        raise _doc_error(f'after its "{HEADER}" header the document holds "{body_key}" only '
+        raise _doc_error(f'after its "{HEADER}" header the document must hold "{key}" only '
                          f"(found {found})", "$")
-    return head, doc[body_key], f'$["{body_key}"]'
+    return doc[key], f'$["{key}"]'
 
 
 def _doc_error(message: str, path: str) -> DecodeError:
@@ -191,12 +194,14 @@ def decode(args: argparse.Namespace, data: bytes) -> Any:
     body = values if settings["framing"] in ("store_var", "packet_stream") else values[0]
     if _header(settings) == _header(_DEFAULTS):
         return body
-    return {HEADER: _header(settings), _body_key(settings): body}
+    key = "$records" if settings["framing"] in ("store_var", "packet_stream") else "$value"
+    return {HEADER: _header(settings), key: body}
 
 
 def encode(args: argparse.Namespace, doc: Any) -> bytes:
-    head, body, path = _read_header(doc)
+    head = _read_header(doc)
     settings = _settings(args, head)
+    body, path = _body(doc, head, settings)
     depth = _depth(args)
     kind = settings["framing"]
     if kind in ("store_var", "packet_stream"):
