@@ -123,10 +123,6 @@ def cases(predicate: Any = None, check: str = "") -> list[Any]:
 
 # Differences from flatc being fixed (issue #7): expected to fail until then.
 KNOWN: dict[str, tuple[str, tuple[str, ...]]] = {
-    "warnings": ("flatc prints the root file's warnings only",
-                 (*(n for n in CASES if n.startswith("arrow_")),
-                  "arrow/format/File.fbs", "arrow/format/Message.fbs",
-                  "arrow/format/SparseTensor.fbs", "arrow/format/Tensor.fbs")),
     "json-defaults": ("flatc prints a float default through float32",
                       ("fb_annotated_binary",)),
 }
@@ -150,7 +146,7 @@ def as_flatc_prints(messages: Iterator[str] | tuple[str, ...], folder: Path) -> 
 # parse
 
 
-@pytest.mark.parametrize("name", cases(check="warnings"))
+@pytest.mark.parametrize("name", cases())
 def test_parse_and_warnings(name: str) -> None:
     c = case(name)
     assert c.meta["flatc_parse"]["rc"] == 0
@@ -165,7 +161,7 @@ def _parse_only() -> list[dict[str, Any]]:
     return entries
 
 
-@pytest.mark.parametrize("name", [known("warnings", e["file"]) for e in _parse_only()])
+@pytest.mark.parametrize("name", [e["file"] for e in _parse_only()])
 def test_parse_only_schemas(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     entry = next(e for e in _parse_only() if e["file"] == name)
     folder = CORPUS / "parse_only"

@@ -1363,6 +1363,11 @@ class Parser:
     # -- files -------------------------------------------------------------------------------
 
     def start_parse_file(self, source: str, filename: str | None) -> None:
+        """flatc ``StartParseFile``, which also clears the messages printed so far: a file is
+        started over after each new include it parses, so only the root file's own warnings
+        are left at the end (an error keeps those of the file it is in)."""
+        self.messages.clear()
+        self.warnings.clear()
         self.file_being_parsed = filename or ""
         self.lx = Lexer(source)
         try:

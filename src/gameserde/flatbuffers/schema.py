@@ -6,8 +6,10 @@
 line, ``FILE:LINE: COL: error: MESSAGE``. ``COL`` is what flatc prints: the byte offset, in
 its line, of flatc's cursor when it gives up, i.e. just past the token it was looking at (often
 the token after the offending one). ``FILE`` is resolved to an absolute path when the file
-exists, as flatc does. Warnings flatc prints (``field names should be lowercase snake_case``,
-signed ``bit_flags`` ...) are collected in :attr:`FbsSchema.warnings`.
+exists, as flatc does. The warnings flatc prints (``field names should be lowercase
+snake_case``, signed ``bit_flags`` ...) are in :attr:`FbsSchema.warnings`: those of the root
+file only, as flatc clears its messages whenever it starts a file (``warnings_as_errors``
+still fails on an included file's warning, at the end of that file).
 
 The result, :class:`FbsSchema`, holds a :class:`gameserde.schema.model.Schema`:
 
