@@ -114,25 +114,9 @@ def case(name: str) -> Case:
     return Case(name)
 
 
-def cases(predicate: Any = None, check: str = "") -> list[Any]:
-    """The names of the cases for which ``predicate(case)`` holds (``check``: the known
-    differences of that check marked as expected failures)."""
-    names = [n for n in CASES if predicate is None or predicate(case(n))] or ["(no corpus)"]
-    return [known(check, n) for n in names]
-
-
-# Differences from flatc being fixed (issue #7): expected to fail until then.
-KNOWN: dict[str, tuple[str, tuple[str, ...]]] = {
-    "json-defaults": ("flatc prints a float default through float32",
-                      ("fb_annotated_binary",)),
-}
-
-
-def known(check: str, name: str) -> Any:
-    reason, names = KNOWN.get(check, ("", ()))
-    if name in names:
-        return pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=reason), id=name)
-    return name
+def cases(predicate: Any = None) -> list[str]:
+    """The names of the cases for which ``predicate(case)`` holds."""
+    return [n for n in CASES if predicate is None or predicate(case(n))] or ["(no corpus)"]
 
 
 def as_flatc_prints(messages: Iterator[str] | tuple[str, ...], folder: Path) -> list[str]:
@@ -201,16 +185,11 @@ JSON_MODES: dict[str, tuple[str, dict[str, Any]]] = {  # mode: (meta key, to_jso
 }
 
 
-def _json_cases() -> list[Any]:
+def _json_cases() -> list[tuple[str, str]]:
     out = []
     for mode, (key, _) in JSON_MODES.items():
-        for p in cases(lambda c, key=key: c.meta.get(key) or c.meta.get(key + "_error"),
-                       check=f"json-{mode}"):
-            if isinstance(p, str):
-                out.append(pytest.param(p, mode, id=f"{p}-{mode}"))
-            else:
-                out.append(pytest.param(p.values[0], mode, marks=p.marks,
-                                        id=f"{p.values[0]}-{mode}"))
+        for n in cases(lambda c, key=key: c.meta.get(key) or c.meta.get(key + "_error")):
+            out.append((n, mode))
     return out
 
 

@@ -63,6 +63,7 @@ from typing import Any, TypeVar, overload
 
 from gameserde.errors import DecodeError
 from gameserde.flatbuffers import _accel, flexbuffers
+from gameserde.flatbuffers._fbs_numbers import round_float32
 from gameserde.flatbuffers._json_text import enum_text, format_float, quote_string
 from gameserde.flatbuffers.schema import FbsSchema
 from gameserde.schema.model import (
@@ -1559,7 +1560,10 @@ class _Json:
                 else:
                     text = self.vector(fp, value, inner, schema)
             elif (self.defaults or fp.always) and fp.scalar and not fp.deprecated:
-                text = self.scalar(fp, fp.default)
+                default = fp.default
+                if fp.bits == 32 and default is not None:  # flatc reads it as a float
+                    default = round_float32(default)
+                text = self.scalar(fp, default)
             else:
                 continue
             items.append(inner + self.key(fp.name) + text)
