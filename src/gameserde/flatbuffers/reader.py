@@ -32,9 +32,11 @@ read is still bounds-checked, so a bad offset raises :class:`~gameserde.errors.D
 (naming the byte offset and the field path, e.g. ``$.weapons[1].name``), never another
 exception. Union tags the schema does not know read as None (``view``/``decode``) and are an
 error for :func:`to_json`, as for flatc. Tables nested deeper than Python's recursion limit
-are a :class:`DecodeError` for :func:`decode`/:func:`to_json` (a view reads them fine). Offsets
-in errors are from the start of ``buf`` (a nested flatbuffer's: from the start of the nested
-buffer).
+are a :class:`DecodeError` for :func:`decode`/:func:`to_json` (a view reads them fine). An
+error's offset is a byte of the buffer: where the bad offset, vtable entry or length was read
+(the message says where it leads: ``the offset at 0 points to a table at 2844268027, past the
+end of the 16-byte buffer``), from the start of ``buf`` (a nested flatbuffer's: from the start
+of the nested buffer).
 
 Vectors of unions read element by element with their ``_type`` vector (a value vector longer
 than its type vector is a :class:`DecodeError` for the missing tags; flatc --json aborts on
@@ -144,39 +146,50 @@ def _error(message: str, offset: int, owner: Any, step: str | int | None) -> Dec
     return DecodeError(message, offset=offset, path=path, format="flatbuffers")
 
 
-def _deref(b: memoryview, p: int, owner: Any, step: str | int | None) -> int:
-    try:
-        target: int = p + _U32(b, p)[0]
-        return target
-    except struct.error:
-        raise _error("offset out of bounds", p, owner, step) from None
+def _past_end(b: memoryview, src: int, what: str, target: int, owner: Any,
+              step: str | int | None) -> DecodeError:
+    """The uoffset read at ``src`` leads to ``what`` at ``target``, which is not there."""
+    return _error(f"the offset at {src} points to {what} at {target}, past the end of the "
+                  f"{len(b)}-byte buffer", src, owner, step)
+
+
+def _field_past_end(v: TableView, slot: int, name: str, p: int, size: int) -> DecodeError:
+    """Field ``name`` of ``v`` (``size`` bytes at ``p``) lies past the end: the error is
+    where its vtable entry was read."""
+    at = v._vt + slot
+    return _error(f"field {name} at {p} ({size} bytes, placed by the vtable entry at {at}) "
+                  f"runs past the end of the {len(v._b)}-byte buffer", at, v, name)
+
+
+def _deref(b: memoryview, p: int, what: str, owner: Any, step: str | int | None) -> int:
+    """The target of the uoffset at ``p`` (inside ``b``), which must leave room for 4 bytes
+    (a table's vtable offset, a string's or a vector's length)."""
+    target: int = p + _U32(b, p)[0]
+    if target + 4 > len(b):
+        raise _past_end(b, p, what, target, owner, step)
+    return target
 
 
 def _read_str(b: memoryview, p: int, owner: Any, step: str | int | None) -> str:
-    """The string referenced from ``p``."""
-    try:
-        s = p + _U32(b, p)[0]
-        n = _U32(b, s)[0]
-    except struct.error:
-        raise _error("string offset out of bounds", p, owner, step) from None
+    """The string referenced from ``p`` (inside ``b``)."""
+    s = _deref(b, p, "a string", owner, step)
+    n = _U32(b, s)[0]
     e = s + 4 + n
     if e > len(b):
-        raise _error(f"string of {n} bytes runs past the end of the buffer", s, owner, step)
+        raise _error(f"the string at {s} has {n} bytes, past the end of the {len(b)}-byte "
+                     "buffer", s, owner, step)
     # invalid UTF-8 (which no verifier checks) keeps its bytes as U+DC80..U+DCFF
     return b[s + 4:e].tobytes().decode("utf-8", "surrogateescape")
 
 
 def _vec_header(b: memoryview, p: int, esize: int, owner: Any,
                 step: str | int | None) -> tuple[int, int]:
-    """(data start, length) of the vector referenced from ``p``."""
-    try:
-        s = p + _U32(b, p)[0]
-        n = _U32(b, s)[0]
-    except struct.error:
-        raise _error("vector offset out of bounds", p, owner, step) from None
+    """(data start, length) of the vector referenced from ``p`` (inside ``b``)."""
+    s = _deref(b, p, "a vector", owner, step)
+    n = _U32(b, s)[0]
     if s + 4 + n * esize > len(b):
-        raise _error(f"vector of {n} elements runs past the end of the buffer", s, owner,
-                     step)
+        raise _error(f"the vector at {s} has {n} elements of {esize} bytes, past the end of "
+                     f"the {len(b)}-byte buffer", s, owner, step)
     return s + 4, n
 
 
@@ -186,18 +199,37 @@ def _vec_header(b: memoryview, p: int, esize: int, owner: Any,
 _new = object.__new__
 
 
+def _table_error(b: memoryview, t: int, src: int | None, par: Any,
+                 step: str | int | None) -> DecodeError:
+    """Why the table at ``t`` (referenced from the uoffset at ``src``) cannot be read."""
+    n = len(b)
+    if t + 4 > n:
+        if src is None:
+            return _error(f"the table at {t} lies past the end of the {n}-byte buffer", t,
+                          par, step)
+        return _past_end(b, src, "a table", t, par, step)
+    vt = t - _I32(b, t)[0]
+    if vt < 0 or vt + 2 > n:
+        return _error(f"the table at {t} has its vtable at {vt}, outside the {n}-byte "
+                      "buffer", t, par, step)
+    vs = _U16(b, vt)[0]
+    return _error(f"the vtable at {vt} has {vs} bytes, past the end of the {n}-byte buffer",
+                  vt, par, step)
+
+
 def _mk_table(cls: type[TableView], b: memoryview, t: int, par: Any,
-              step: str | int | None) -> Any:
-    """``cls(b, t, par, step)`` without the cost of ``type.__call__``."""
+              step: str | int | None, src: int | None) -> Any:
+    """``cls(b, t, par, step)`` without the cost of ``type.__call__``; ``src`` is where the
+    uoffset to ``t`` was read (for errors)."""
     try:  # t >= 0: it is always a position plus an unsigned offset
         vt = t - _I32(b, t)[0]
         if vt < 0:
             raise struct.error
         vs = _U16(b, vt)[0]
     except struct.error:
-        raise _error("table or vtable offset out of bounds", t, par, step) from None
+        raise _table_error(b, t, src, par, step) from None
     if vt + vs + (vs & 1) > len(b):
-        raise _error(f"vtable of {vs} bytes runs past the end of the buffer", vt, par, step)
+        raise _table_error(b, t, src, par, step)
     v = _new(cls)
     v._b = b
     v._t = t
@@ -246,10 +278,9 @@ class TableView:
                 raise struct.error
             vs = _U16(b, vt)[0]
         except struct.error:
-            raise _error("table or vtable offset out of bounds", t, par, step) from None
+            raise _table_error(b, t, None, par, step) from None
         if vt + vs + (vs & 1) > len(b):
-            raise _error(f"vtable of {vs} bytes runs past the end of the buffer", vt, par,
-                         step)
+            raise _table_error(b, t, None, par, step)
         self._vt = vt
         self._vs = vs
 
@@ -400,10 +431,10 @@ class VectorView(Sequence[Any]):
             t = d + 4 * i + off
             vt = t - _I32(b, t)[0] if t + 4 <= nb else -1
             if vt < 0 or vt + 4 > nb:
-                _mk_table(tcls, b, t, self, i)  # raises the error
+                _mk_table(tcls, b, t, self, i, d + 4 * i)  # raises the error
             vs = _U16(b, vt)[0]
             if vt + vs + (vs & 1) > nb:
-                _mk_table(tcls, b, t, self, i)
+                _mk_table(tcls, b, t, self, i, d + 4 * i)
             v = _new(tcls)
             v._b = b
             v._t = t
@@ -717,7 +748,7 @@ def _vector_elem_plan(c: _Compiled, t: ModelType) -> _Elem:
 
         def get_table(v: VectorView, i: int) -> Any:
             p = v._d + 4 * i
-            return _mk_table(tp.cls, v._b, p + _U32(v._b, p)[0], v, i)
+            return _mk_table(tp.cls, v._b, p + _U32(v._b, p)[0], v, i, p)
         return _Elem(TABLE, 4, get_table, t, plan=tp)
     assert isinstance(target, Union)
     members = _union_members(c, target)
@@ -759,11 +790,11 @@ def _read_member(members: dict[int, tuple[int, Any]], tag: int, b: memoryview, p
     kind, plan = m
     if kind == STRING:
         return _read_str(b, p, owner, step)
-    target = _deref(b, p, owner, step)
+    target = p + _U32(b, p)[0]
     if kind == TABLE:
-        return _mk_table(plan.cls, b, target, owner, step)
+        return _mk_table(plan.cls, b, target, owner, step, p)
     if target + plan.size > len(b):
-        raise _error("struct out of bounds", target, owner, step)
+        raise _past_end(b, p, f"a {plan.size}-byte struct", target, owner, step)
     return plan.make(b, target)
 
 
@@ -788,7 +819,7 @@ def _table_plan(c: _Compiled, name: str) -> _TablePlan:
             # length is 32-bit (``offset64``) or 64-bit (``vector64``)
             if isinstance(t, String):
                 fp.kind = STRING
-                fp.get = _make_offset64(fp.slot, None, 0, f.name, f.default)
+                fp.get = _make_offset64(fp.slot, None, 4, f.name, f.default)
             else:
                 assert isinstance(t, List)
                 fp.kind = VECTOR
@@ -935,37 +966,35 @@ def _c_getter(fast: Any, c: _Compiled, fp: _FieldPlan, prop: property, type_slot
         return prop
 
 
-def _oob(self: Any, name: str, p: int) -> DecodeError:
-    return _error("field out of bounds", p, self, name)
-
-
 _U64 = struct.Struct("<Q").unpack_from
 
 
 def _make_offset64(slot: int, el: _Elem | None, len_size: int, name: str,
                    default: Any) -> Callable[[TableView], Any]:
     """A field referenced by a 64-bit offset: a string (``el`` None) or a vector whose
-    length field has ``len_size`` bytes (4 for ``offset64``, 8 for ``vector64``)."""
+    length field has ``len_size`` bytes (4 for ``offset64`` and strings, 8 for
+    ``vector64``)."""
     def get(self: TableView) -> Any:
         if slot < self._vs:
             b = self._b
             o = _U16(b, self._vt + slot)[0]
             if o:
                 p = self._t + o
-                try:
-                    s = p + _U64(b, p)[0]
-                    n = (_U64 if len_size == 8 else _U32)(b, s)[0]
-                except (struct.error, OverflowError):  # OverflowError: past 2**63
-                    raise _error("64-bit offset out of bounds", p, self, name) from None
-                d = s + (len_size or 4)
+                if p + 8 > len(b):
+                    raise _field_past_end(self, slot, name, p, 8)
+                s = p + _U64(b, p)[0]
+                if s + len_size > len(b):
+                    raise _error(f"the 64-bit offset at {p} points to {s}, past the end of "
+                                 f"the {len(b)}-byte buffer", p, self, name)
+                n = (_U64 if len_size == 8 else _U32)(b, s)[0]
+                d = s + len_size
+                size = 1 if el is None else el.size
+                if d + n * size > len(b):
+                    raise _error(f"the {'string' if el is None else 'vector'} at {s} has {n} "
+                                 f"elements of {size} bytes, past the end of the {len(b)}-byte "
+                                 "buffer", s, self, name)
                 if el is None:
-                    if d + n > len(b):
-                        raise _error(f"string of {n} bytes runs past the end of the buffer",
-                                     s, self, name)
                     return b[d:d + n].tobytes().decode("utf-8", "surrogateescape")
-                if d + n * el.size > len(b):
-                    raise _error(f"vector of {n} elements runs past the end of the buffer",
-                                 s, self, name)
                 return _mk_vec(b, d, n, el, self, name)
         if el is None:
             return default
@@ -984,7 +1013,7 @@ def _make_scalar(slot: int, st: struct.Struct, default: Any,
                 try:
                     return unpack(self._b, self._t + o)[0]
                 except struct.error:
-                    raise _oob(self, name, self._t + o) from None
+                    raise _field_past_end(self, slot, name, self._t + o, st.size) from None
         return default
     return get
 
@@ -1003,6 +1032,8 @@ def _make_string(slot: int, name: str, default: Any) -> Callable[[TableView], An
                         return b[s:e].tobytes().decode("utf-8", "surrogateescape")
                 except struct.error:
                     pass
+                if p + 4 > len(b):
+                    raise _field_past_end(self, slot, name, p, 4)
                 return _read_str(b, p, self, name)  # raises the precise error
         return default
     return get
@@ -1024,7 +1055,7 @@ def _make_table_struct(slot: int, plan: _StructPlan,
                 if o:
                     p = self._t + o
                     if p + size > len(b):
-                        raise _error("struct out of bounds", p, self, name)
+                        raise _field_past_end(self, slot, name, p, size)
                     return new(cls, unpack(b, p))
             return None
         return get_flat
@@ -1035,7 +1066,7 @@ def _make_table_struct(slot: int, plan: _StructPlan,
             if o:
                 p = self._t + o
                 if p + size > len(self._b):
-                    raise _error("struct out of bounds", p, self, name)
+                    raise _field_past_end(self, slot, name, p, size)
                 return make(self._b, p)
         return None
     return get
@@ -1052,7 +1083,10 @@ def _make_table_table(c: _Compiled, slot: int, tname: str,
                 if not cell:
                     cell.append(_table_plan(c, tname).cls)
                 b = self._b
-                return _mk_table(cell[0], b, _deref(b, self._t + o, self, name), self, name)
+                p = self._t + o
+                if p + 4 > len(b):
+                    raise _field_past_end(self, slot, name, p, 4)
+                return _mk_table(cell[0], b, p + _U32(b, p)[0], self, name, p)
         return None
     return get
 
@@ -1066,14 +1100,13 @@ def _make_vector(slot: int, el: _Elem, name: str, default: Any) -> Callable[[Tab
             o = _U16(b, self._vt + slot)[0]
             if o:
                 p = self._t + o
-                try:
-                    s = p + _U32(b, p)[0]
-                    n = _U32(b, s)[0]
-                except struct.error:
-                    raise _error("vector offset out of bounds", p, self, name) from None
+                if p + 4 > len(b):
+                    raise _field_past_end(self, slot, name, p, 4)
+                s = _deref(b, p, "a vector", self, name)
+                n = _U32(b, s)[0]
                 if s + 4 + n * size > len(b):
-                    raise _error(f"vector of {n} elements runs past the end of the buffer",
-                                 s, self, name)
+                    raise _error(f"the vector at {s} has {n} elements of {size} bytes, past "
+                                 f"the end of the {len(b)}-byte buffer", s, self, name)
                 v = _new(VectorView)
                 v._b = b
                 v._d = s + 4
@@ -1105,12 +1138,10 @@ def _make_union(slot: int, type_slot: int, type_get: Callable[[Any], Any],
                 if m is None:
                     return None
                 p = self._t + o
+                if p + 4 > len(b):
+                    raise _field_past_end(self, slot, name, p, 4)
                 if m[0] == TABLE:
-                    try:
-                        target = p + _U32(b, p)[0]
-                    except struct.error:
-                        raise _error("offset out of bounds", p, self, name) from None
-                    return _mk_table(m[1].cls, b, target, self, name)
+                    return _mk_table(m[1].cls, b, p + _U32(b, p)[0], self, name, p)
                 return _read_member(members, type_get(self), b, p, self, name)
         return None
     return get
@@ -1123,7 +1154,10 @@ def _make_union_vector(slot: int, type_get: Callable[[Any], Any], el: _Elem,
             o = _U16(self._b, self._vt + slot)[0]
             if o:
                 b = self._b
-                d, n = _vec_header(b, self._t + o, 4, self, name)
+                p = self._t + o
+                if p + 4 > len(b):
+                    raise _field_past_end(self, slot, name, p, 4)
+                d, n = _vec_header(b, p, 4, self, name)
                 types = type_get(self)
                 aux = None if types is None else bytes(types._b[types._d:types._d + types._n])
                 return _mk_vec(b, d, n, el, self, name, aux)
@@ -1137,10 +1171,13 @@ def _make_nested(c: _Compiled, slot: int, root: str, name: str) -> Callable[[Tab
             o = _U16(self._b, self._vt + slot)[0]
             if o:
                 b = self._b
-                d, n = _vec_header(b, self._t + o, 1, self, name)
+                p = self._t + o
+                if p + 4 > len(b):
+                    raise _field_past_end(self, slot, name, p, 4)
+                d, n = _vec_header(b, p, 1, self, name)
                 inner = b[d:d + n]
                 return _mk_table(_table_plan(c, root).cls, inner,
-                                 _root_offset(inner, 0, self, name), self, name)
+                                 _root_offset(inner, 0, self, name), self, name, 0)
         return None
     return get
 
@@ -1185,7 +1222,7 @@ def view(schema: FbsSchema, buf: Any, root_type: str | None = None, *,
     b = buf if type(buf) is memoryview and buf.format == "B" else _as_view(buf)
     if not size_prefixed:
         try:
-            return _mk_table(cls, b, _U32(b, 0)[0], None, None)
+            return _mk_table(cls, b, _U32(b, 0)[0], None, None, 0)
         except struct.error:
             raise DecodeError("buffer too short for a root offset", offset=0,
                               format="flatbuffers") from None
@@ -1199,7 +1236,7 @@ def view(schema: FbsSchema, buf: Any, root_type: str | None = None, *,
             raise DecodeError(f"size prefix {size} exceeds the buffer", offset=0,
                               format="flatbuffers")
         start = 4
-    return _mk_table(cls, b, _root_offset(b, start, None, None), None, None)
+    return _mk_table(cls, b, _root_offset(b, start, None, None), None, None, start)
 
 
 def struct_dtype(schema: FbsSchema, name: str) -> Any:
@@ -1478,7 +1515,7 @@ class _Json:
         if value is None:
             return "null"
         if fp.union_type_of is not None and fp.union is not None:
-            return self.union_tag(fp.union, value, fp)
+            return self.union_tag(fp.union, value)
         if fp.enum is not None:
             return enum_text(fp.enum, value)
         if fp.bits:
@@ -1499,7 +1536,7 @@ class _Json:
             return "true" if value else "false"
         return str(value)
 
-    def union_tag(self, u: Union, value: int, owner: Any) -> str:
+    def union_tag(self, u: Union, value: int) -> str:
         if value == 0:
             return f'"{u.attributes.get("flatbuffers.none", "NONE")}"'
         m = u.member_of(value)
@@ -1535,8 +1572,24 @@ class _Json:
         if isinstance(value, StructView):
             return self.struct(value, ind, schema)
         if isinstance(value, str):
+            if isinstance(step, int):  # in a vector of unions
+                return self.located(owner, step, quote_string, value)
             return quote_string(value)
         raise _error("unknown union type", 0, owner, step)
+
+    @staticmethod
+    def located(vec: VectorView, i: int, fn: Callable[..., str], *args: Any) -> str:
+        """``fn(*args)`` for element ``i`` of ``vec``; a DecodeError without a position (a
+        string or a union tag flatc does not print) gets the element's."""
+        try:
+            return fn(*args)
+        except DecodeError as e:
+            if e.offset is not None:
+                raise
+            p = vec._d + i * vec._el.size
+            if vec._el.kind != SCALAR:
+                p += _U32(vec._b, p)[0]
+            raise _error(e.message, p, vec, i) from None
 
     def table(self, v: TableView, ind: str, schema: FbsSchema) -> str:
         inner = ind + "  "
@@ -1545,20 +1598,29 @@ class _Json:
             if v._present(fp.slot):
                 value = fp.get(v)
                 kind = fp.kind
-                if kind == SCALAR:
-                    text = self.scalar(fp, value)
-                elif kind == STRING:
-                    text = quote_string(value)
-                elif kind == STRUCT:
-                    text = self.struct(value, inner, schema)
-                elif kind in (TABLE, NESTED):
-                    text = self.table(value, inner, schema)
-                elif kind == UNION:
-                    text = self.member(value, inner, schema, v, fp.name)
-                elif fp.flex:
-                    text = _flex_text(value, self.strict)
-                else:
-                    text = self.vector(fp, value, inner, schema)
+                try:
+                    if kind == SCALAR:
+                        text = self.scalar(fp, value)
+                    elif kind == STRING:
+                        text = quote_string(value)
+                    elif kind == STRUCT:
+                        text = self.struct(value, inner, schema)
+                    elif kind in (TABLE, NESTED):
+                        text = self.table(value, inner, schema)
+                    elif kind == UNION:
+                        text = self.member(value, inner, schema, v, fp.name)
+                    elif fp.flex:
+                        text = _flex_text(value, self.strict)
+                    else:
+                        text = self.vector(fp, value, inner, schema)
+                except DecodeError as e:
+                    if e.offset is not None:
+                        raise
+                    # a string or a union tag flatc does not print: where it is
+                    p = v._t + _U16(v._b, v._vt + fp.slot)[0]
+                    if kind != SCALAR:
+                        p += _U32(v._b, p)[0]
+                    raise _error(e.message, p, v, fp.name) from None
             elif (self.defaults or fp.always) and fp.scalar and not fp.deprecated:
                 default = fp.default
                 if fp.bits == 32 and default is not None:  # flatc reads it as a float
@@ -1576,11 +1638,11 @@ class _Json:
         if kind == SCALAR:
             if fp.union_type_of is not None and fp.union is not None:
                 u = fp.union
-                items = [self.union_tag(u, x, vec) for x in vec]
+                items = [self.located(vec, i, self.union_tag, u, x) for i, x in enumerate(vec)]
             else:
                 items = [self.elem_scalar(el, x, schema) for x in vec]
         elif kind == STRING:
-            items = [quote_string(x) for x in vec]
+            items = [self.located(vec, i, quote_string, x) for i, x in enumerate(vec)]
         elif kind == STRUCT:
             items = [self.struct(x, inner, schema) for x in vec]
         elif kind == TABLE:
