@@ -35,7 +35,10 @@ recurses once per table level, bounded by ``max_depth`` (room on the Python stac
 ``max_depth`` is large; nested flatbuffers restart the count as in C++, so a chain of them that
 outgrows Python's stack is verified again with room bounded by the buffer's size); it
 allocates nothing proportional to lengths read from the buffer before they have been
-range-checked.
+range-checked. A table, vector or nested flatbuffer referenced many times (offsets may be
+shared: a 380-byte DAG can stand for 2^19 tables) is walked once: later references add the
+tables C++ would count again to the ``max_tables`` count without walking them, so the time is
+linear in the buffer while the verdict stays C++'s.
 
 64-bit offsets are supported: ``offset64`` fields are checked as C++ ``VerifyOffset64`` does
 (8-byte aligned uoffset) and ``vector64`` vectors have an 8-byte length. When any field of the
@@ -107,7 +110,7 @@ _M_STRING = 2
 class _Plan:
     """What verifying one table means: its fields as steps, in field (id) order."""
 
-    __slots__ = ("fn", "name", "span", "steps")
+    __slots__ = ("fn", "memo", "name", "span", "steps")
 
     def __init__(self, name: str) -> None:
         self.name = name
@@ -117,6 +120,9 @@ class _Plan:
         """Bytes of vtable worth reading: up to the last verified slot."""
         self.fn: Any = None
         """The compiled fast path: ``fn(verifier, t)`` (see :func:`_compile`)."""
+        self.memo = False
+        """Whether a table of this plan can cost more than its own fields (it refers to
+        tables, vectors of strings, nested buffers...): then its verdict is remembered."""
 
 
 _vt_readers: dict[int, Any] = {}
@@ -206,6 +212,7 @@ class _Builder:
                     steps.append((_VECTOR, *head, self._elem_size(elem), None))
         plan.steps = tuple(steps)
         plan.span = max((st[1] + 2 for st in steps), default=4)
+        plan.memo = any(st[0] not in (_SCALAR, _STRING, _VECTOR) for st in steps)
         plan.fn = _compile(plan)
         return plan
 
@@ -274,6 +281,8 @@ def _compile(plan: _Plan) -> Any:
         f"        {slow}",
         "    v.depth = d0 + 1",
         "    v.tables = n0 + 1",
+        "    if d0 >= v.peak:",
+        "        v.peak = d0 + 1",
         f"    vtable = READ(buf, vt) if vsize >= {span} else _vt_reader(vsize >> 1)(buf, vt)",
     ]
     offset_fast = [  # the uoffset at p -> s (4-byte offsets only)
@@ -333,8 +342,19 @@ def _compile(plan: _Plan) -> Any:
 
 
 class _Verifier:
-    __slots__ = ("align", "base", "buf", "depth", "max_depth", "max_tables", "nested",
-                 "size", "tables")
+    """One verification (of a buffer, or of a nested flatbuffer: its own counts).
+
+    Offsets may be shared: a buffer can refer to one table, vector or nested flatbuffer many
+    times (a DAG), and C++ verifies it again at each reference, counting its tables against
+    ``max_tables`` each time. The verdict of what can be large (tables that refer to more than
+    their own fields, vectors of offsets, nested flatbuffers, flexbuffers) is remembered in
+    ``memo``, with the tables C++ would count in it and how deep they go; a reference
+    to it again adds those counts without walking it, when they fit the limits (else it is
+    walked, and fails where C++ fails). So the verdict and the error are C++'s, and the time
+    is linear in the buffer, not in its expansion."""
+
+    __slots__ = ("align", "base", "buf", "depth", "max_depth", "max_tables", "memo",
+                 "nested", "peak", "size", "tables")
 
     def __init__(self, buf: Any, base: int, size: int, max_depth: int, max_tables: int,
                  align: bool, nested: bool) -> None:
@@ -347,6 +367,29 @@ class _Verifier:
         self.nested = nested
         self.depth = 0
         self.tables = 0
+        self.peak = 0
+        """The deepest table level reached since it was last reset (see :meth:`shared`)."""
+        self.memo: dict[Any, tuple[int, int]] = {}
+        """Verified parts: key -> (tables counted in it, levels of tables it goes down)."""
+
+    def shared(self, key: Any, verify: Any, *args: Any) -> None:
+        """``verify(*args)``, once per ``key`` (a part of the buffer, as verified in one way)
+        when its remembered counts fit the limits here."""
+        known = self.memo.get(key)
+        if known is not None:
+            count, levels = known
+            if (self.depth + levels <= self.max_depth
+                    and self.tables + count <= self.max_tables):
+                self.tables += count
+                return
+        n0 = self.tables
+        d0 = self.depth
+        peak = self.peak
+        self.peak = d0
+        verify(*args)
+        self.memo[key] = (self.tables - n0, self.peak - d0)
+        if peak > self.peak:
+            self.peak = peak
 
     @property
     def what(self) -> str:
@@ -433,7 +476,10 @@ class _Verifier:
     # -- tables ------------------------------------------------------------------------------
 
     def table(self, plan: _Plan, t: int) -> None:
-        plan.fn(self, t)
+        if plan.memo:
+            self.shared((plan, t), plan.fn, self, t)
+        else:
+            plan.fn(self, t)
 
     def table_slow(self, plan: _Plan, t: int) -> None:
         """Verify the table at ``t``: C++ ``VerifyTableStart``, the fields, ``EndTable``."""
@@ -446,6 +492,8 @@ class _Verifier:
         vt = t - _i32(buf, t)[0]
         self.depth += 1
         self.tables += 1
+        if self.depth > self.peak:
+            self.peak = self.depth
         if self.depth > self.max_depth:
             raise self.fail(f"table {plan.name} at {self.at(t)} is nested {self.depth} "
                             f"tables deep, more than max_depth={self.max_depth}", t)
@@ -520,26 +568,31 @@ class _Verifier:
             elif kind == _TABLE:
                 self.table(a, target)
             elif kind == _VEC_TABLE:
-                self.vec_tables(a, target, lw)
+                self.shared((kind, a, target), self.vec_tables, a, target, lw)
             elif kind == _VEC_STRING:
-                self.vec_strings(target, lw)
+                self.shared((kind, target), self.vec_strings, target, lw)
             elif kind == _UNION:
                 tag = self.union_tag(vt, vsize, t, a)
                 self.union_member(b, tag, target)
             elif kind == _VEC_UNION:
-                self.vec_unions(vt, vsize, t, a, b, target, lw)
+                # the tags are the _type vector's, found through the table's vtable
+                tfo = _u16(buf, vt + a)[0] if a < vsize else 0
+                self.shared((kind, id(b), target, t + tfo if tfo else -1), self.vec_unions,
+                            vt, vsize, t, a, b, target, lw)
             elif kind == _NESTED:
                 n = self.vector("nested flatbuffer", target, 1, lw)
                 if self.nested:
-                    self.nested_buffer(a, target + lw, n)
+                    self.shared((kind, a, target), self.nested_buffer, a, target + lw, n)
             else:  # _FLEX
                 n = self.vector("flexbuffer", target, 1, lw)
-                start = target + lw
-                flexbuffers._verify(bytes(buf[start:start + n]), self.base + start, "$",
-                                    "flatbuffers")
+                self.shared((kind, target), self.flex, target + lw, n)
         except DecodeError as e:
             e.add_parent(f".{name}")
             raise
+
+    def flex(self, start: int, n: int) -> None:
+        flexbuffers._verify(bytes(self.buf[start:start + n]), self.base + start, "$",
+                            "flatbuffers")
 
     def union_tag(self, vt: int, vsize: int, t: int, tvoff: int) -> int:
         tfo = _u16(self.buf, vt + tvoff)[0] if tvoff < vsize else 0
@@ -566,10 +619,11 @@ class _Verifier:
         n = self.vector("vector of tables", v, 4, lw)
         buf = self.buf
         e = v + lw
-        fn = plan.fn
+        fn = self.table if plan.memo else plan.fn
+        arg: Any = plan if plan.memo else self
         for i in range(n):
             try:
-                fn(self, e + _u32(buf, e)[0])
+                fn(arg, e + _u32(buf, e)[0])
             except DecodeError as err:
                 err.add_parent(f"[{i}]")
                 raise
