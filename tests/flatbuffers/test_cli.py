@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -83,3 +84,79 @@ def test_help_lists_the_flatbuffers_verbs(capsys: pytest.CaptureFixture[str]) ->
         main(["verify", "flatbuffers", "--help"])
     text = capsys.readouterr().out
     assert "--schema" in text and "--root-type" in text and "--size-prefixed" in text
+
+
+# ---------------------------------------------------------------------------------------------
+# Schema problems: one line naming the schema file, never a traceback
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
+    code = main(list(argv))
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and err.count("\n") == 1, err
+    return code, err
+
+
+@pytest.mark.parametrize("verb", ["decode", "verify", "inspect", "encode"])
+def test_schema_without_root_type_asks_for_root_type(
+        files: Path, capsys: pytest.CaptureFixture[str], verb: str) -> None:
+    schema = files / "noroot.fbs"
+    schema.write_text(SCHEMA.replace("root_type Monster;", ""))
+    data = files / ("m.json" if verb == "encode" else "m.bin")
+    if verb != "encode":
+        assert main(["encode", "flatbuffers", "-s", str(files / "m.fbs"), str(files / "m.json"),
+                     "-o", str(data)]) == 0
+    out = ["-o", str(files / "out.bin")] if verb == "encode" else []
+    code, err = run_cli(capsys, verb, "flatbuffers", "-s", str(schema), str(data), *out)
+    assert code == 2
+    assert err == (f"gameserde: {schema}: the schema declares no root_type; name the root "
+                   "table with --root-type\n")
+    assert main([verb, "flatbuffers", "-s", str(schema), "--root-type", "Monster", str(data),
+                 *out]) == 0
+
+
+@pytest.mark.parametrize("verb", ["decode", "verify", "inspect", "encode"])
+@pytest.mark.parametrize(("root", "reason"), [
+    ("Monstr", "no type named 'Monstr' in the schema (did you mean Monster?)"),
+    ("Vec3", "Game.Vec3 is not a table"),
+    ("Game.Nothing", "no type named 'Game.Nothing' in the schema"),
+])
+def test_unknown_root_type(files: Path, capsys: pytest.CaptureFixture[str], verb: str,
+                           root: str, reason: str) -> None:
+    schema = files / "m.fbs"
+    data = files / "m.json"  # the data is not looked at
+    code, err = run_cli(capsys, verb, "flatbuffers", "-s", str(schema), "--root-type", root,
+                        str(data), "-o", str(files / "out"))
+    assert code == 2
+    assert err == f"gameserde: {schema}: --root-type {root}: {reason}\n"
+
+
+def test_schema_errors_name_the_schema_file(files: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    data = files / "m.json"
+    bad = files / "bad.fbs"
+    bad.write_text("table T { a:Foo; }\nroot_type T;\n")
+    for verb in ("decode", "encode", "verify", "inspect"):
+        code, err = run_cli(capsys, verb, "flatbuffers", "-s", str(bad), str(data),
+                            "-o", str(files / "out"))
+        assert code == 1
+        assert err.startswith(f"gameserde: {bad}:") and str(data) not in err
+
+
+@pytest.mark.parametrize("name", ["missing.fbs", "missing.schema", "a;b{c}"])
+def test_missing_schema_file(files: Path, capsys: pytest.CaptureFixture[str], name: str) -> None:
+    code, err = run_cli(capsys, "decode", "flatbuffers", "-s", str(files / name),
+                        str(files / "m.json"))
+    assert code == 2
+    assert err == f"gameserde: {files / name}: No such file or directory\n"
+
+
+def test_schema_without_root_type_as_a_program(files: Path) -> None:
+    """The case that printed a traceback, run as a user runs it."""
+    schema = files / "noroot.fbs"
+    schema.write_text(SCHEMA.replace("root_type Monster;", ""))
+    proc = subprocess.run([sys.executable, "-m", "gameserde", "verify", "flatbuffers", "-s",
+                           str(schema), str(files / "m.json")], capture_output=True, timeout=60)
+    assert proc.returncode == 2 and proc.stdout == b""
+    assert proc.stderr.decode() == (f"gameserde: {schema}: the schema declares no root_type; "
+                                    "name the root table with --root-type\n")

@@ -630,7 +630,7 @@ def test_verify_and_inspect_help(cli: Any, verb: str) -> None:
 
 def test_version(cli: Any) -> None:
     r = cli("--version")
-    assert r.code == 0 and r.out.decode().strip() == f"gameserde {__version__}"
+    assert r.code == 0 and r.out.decode().startswith(f"gameserde {__version__} (")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -668,4 +668,4 @@ def test_module_error_and_version(tmp_path: Path) -> None:
     proc = run_module("decode", "godot", str(tmp_path / "missing"))
     assert proc.returncode == 2 and b"Traceback" not in proc.stderr
     proc = run_module("--version")
-    assert proc.returncode == 0 and proc.stdout.decode().strip() == f"gameserde {__version__}"
+    assert proc.returncode == 0 and proc.stdout.decode().startswith(f"gameserde {__version__} (")

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import difflib
+from pathlib import Path
 
+from gameserde.cli import CommandError
 from gameserde.errors import DecodeError
-from gameserde.flatbuffers.schema import FbsSchema, load_schema
+from gameserde.flatbuffers.schema import FbsSchema, FbsSchemaError, load_schema
+from gameserde.schema.model import Record
 
 VERBS = ("decode", "encode", "verify", "inspect")
 JSON_VALUES = False
@@ -45,26 +49,46 @@ def add_arguments(verb: str, parser: argparse.ArgumentParser) -> None:
                                  "(as flatc --annotate-sparse-vectors)")
 
 
-def _schema(args: argparse.Namespace) -> FbsSchema:
-    return load_schema(args.schema, include_paths=args.include)
+def _schema(args: argparse.Namespace) -> tuple[FbsSchema, str]:
+    """The schema ``--schema`` names and the qualified name of the root table to use. A schema
+    that does not load gives flatc's message (``FILE:LINE: COL: error: ...``); a missing or
+    unknown root type a sentence naming the schema file (exit status 2)."""
+    try:
+        schema = load_schema(Path(args.schema), include_paths=args.include)
+    except FbsSchemaError as e:
+        raise CommandError(str(e), 1) from None
+    if args.root_type is None:
+        if schema.root is None:
+            raise CommandError(f"{args.schema}: the schema declares no root_type; name the "
+                               "root table with --root-type", 2)
+        return schema, schema.root
+    try:
+        return schema, schema.table(args.root_type).name
+    except KeyError as e:
+        tables = [t.name.rsplit(".", 1)[-1] for t in schema
+                  if isinstance(t, Record) and t.kind == "table"]
+        close = difflib.get_close_matches(args.root_type.rsplit(".", 1)[-1], tables, n=3)
+        hint = f" (did you mean {' or '.join(close)}?)" if close else ""
+        raise CommandError(f"{args.schema}: --root-type {args.root_type}: {e.args[0]}{hint}",
+                           2) from None
 
 
 def decode(args: argparse.Namespace, data: bytes) -> bytes:
-    text = _schema(args).to_json(data, args.root_type, size_prefixed=args.size_prefixed,
-                                 defaults=args.defaults_json)
+    schema, root = _schema(args)
+    text = schema.to_json(data, root, size_prefixed=args.size_prefixed,
+                          defaults=args.defaults_json)
     return text.encode("utf-8")
 
 
 def encode(args: argparse.Namespace, data: bytes) -> bytes:
-    return _schema(args).from_json(data, args.root_type, strict=args.strict_json,
-                                   size_prefixed=args.size_prefixed,
-                                   force_defaults=args.force_defaults)
+    schema, root = _schema(args)
+    return schema.from_json(data, root, strict=args.strict_json,
+                            size_prefixed=args.size_prefixed, force_defaults=args.force_defaults)
 
 
 def verify(args: argparse.Namespace, data: bytes) -> str:
-    schema = _schema(args)
-    schema.verify(data, args.root_type, size_prefixed=args.size_prefixed)
-    root = args.root_type or schema.root
+    schema, root = _schema(args)
+    schema.verify(data, root, size_prefixed=args.size_prefixed)
     return f"ok: a sound {root} buffer of {len(data)} bytes"
 
 
@@ -74,8 +98,8 @@ def inspect(args: argparse.Namespace, data: bytes) -> tuple[str, str | None]:
     verifier's reason when the buffer is unsound (None when it is sound)."""
     from gameserde.flatbuffers.inspect import annotate
 
-    schema = _schema(args)
-    text = annotate(schema, data, args.root_type, size_prefixed=args.size_prefixed,
+    schema, root = _schema(args)
+    text = annotate(schema, data, root, size_prefixed=args.size_prefixed,
                     schema_file=args.schema,
                     binary_file="<stdin>" if args.input == "-" else args.input,
                     include_vector_contents=not args.annotate_sparse_vectors)
@@ -83,7 +107,7 @@ def inspect(args: argparse.Namespace, data: bytes) -> tuple[str, str | None]:
         text = text[:-1]
     error = None
     try:
-        schema.verify(data, args.root_type, size_prefixed=args.size_prefixed)
+        schema.verify(data, root, size_prefixed=args.size_prefixed)
     except DecodeError as e:
         error = str(e)
     # Undecodable bytes of string literals, kept as surrogates, become U+FFFD on output.
