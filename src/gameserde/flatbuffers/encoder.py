@@ -34,9 +34,16 @@ its own ``_type`` key wherever it is):
   ahead fails on bare identifiers other than ``true``/``false``/``inf``;
 * parsing a struct value leaves ``Align(struct minalign)`` padding in the buffer (flatc
   builds the struct in place and pops it), so a struct value pads the buffer when it is read;
-* bare identifiers on plain integer fields must be qualified (``Color.Red``); on enum fields
-  they must not be; ``true``/``false`` only for bools; hex numbers for floats need a ``p``
-  exponent; nested flatbuffers given as byte arrays need ``--json-nested-bytes`` (rejected);
+* enum names on plain integer fields must be qualified, so quoted (``"Color.Red"``: bare,
+  that is three tokens); on enum fields they must not be; ``true``/``false`` only for bools;
+  hex numbers for floats need a ``p`` exponent; a string for a scalar must be plain ASCII (no
+  escape); ``"null"`` is null for a scalar of a table, and a ``hash`` field hashes a bare
+  ``null`` as the word; conversion functions (``rad(180)``) only for floats, computed in
+  double precision and read back from their 12-decimal text; a table (like a struct) may be
+  an array of its fields' values in order, where a null for a field that is no scalar is
+  skipped; a ``"$schema"`` key takes a string and is ignored; a field that is no scalar may
+  be given twice if once as null (which is ignored); nested flatbuffers given as byte arrays
+  need ``--json-nested-bytes`` (rejected);
 * a vector of unions ``uv`` takes its tags from the type vector *of the same union* with the
   highest id among the fields already parsed (usually ``uv_type``), with no look-ahead: a
   non-empty ``uv`` before any such type vector is ``missing type field``; a type vector
@@ -85,7 +92,8 @@ from typing import Any
 
 from gameserde.errors import EncodeError
 from gameserde.flatbuffers import _accel, _encoder_program, flexbuffers
-from gameserde.flatbuffers._json_parse import Bare, parse_json
+from gameserde.flatbuffers._json_parse import Bare, Call, Escaped, Irregular, parse_json
+from gameserde.flatbuffers._json_text import format_float
 from gameserde.flatbuffers.builder import Builder, BuilderError
 from gameserde.flatbuffers.reader import struct_dtype
 from gameserde.flatbuffers.schema import FbsSchema
@@ -197,6 +205,38 @@ def _parse_float_text(s: str) -> float:
     raise _err(f"invalid number: \"{s}\"")
 
 
+_FUNCTIONS: dict[str, Callable[[float], float]] = {
+    "deg": lambda x: x / math.pi * 180, "rad": lambda x: x * math.pi / 180, "sin": math.sin,
+    "cos": math.cos, "tan": math.tan, "asin": math.asin, "acos": math.acos, "atan": math.atan}
+
+
+def _not_a_number(v: str) -> EncodeError:
+    if type(v) is Call:
+        return _err(f"{v.name}: type of argument mismatch, expecting: double")
+    return _err("type mismatch or invalid value, an initializer of non-string field must be "
+                f"trivial ASCII string: {v}")
+
+
+def _call_value(v: Call) -> float:
+    """flatc's conversion function ``v`` (``rad(180)``) of a float field: computed in double
+    precision and printed with 12 decimals, which the field then reads."""
+    arg = v.arg
+    if type(arg) is Call:
+        x = _call_value(arg)
+    elif isinstance(arg, str) and type(arg) is not Escaped:
+        x = _parse_float_text(arg)
+    else:
+        raise _err(f"cannot parse {v} (the argument is not a number)")
+    function = _FUNCTIONS.get(v.name)
+    if function is None:
+        raise _err(f"Unknown conversion function: {v.name}")
+    try:
+        y = function(x)
+    except ValueError:  # C gives a NaN (outside the domain, or infinite)
+        y = math.nan
+    return _parse_float_text(format_float(y, 64))
+
+
 def _int_converter(fmt: str, enum: Enum | None,
                    lookup: Callable[[str], Enum | None] | None = None
                    ) -> Callable[[Any], int]:
@@ -213,6 +253,8 @@ def _int_converter(fmt: str, enum: Enum | None,
         elif isinstance(v, int):  # bool, IntEnum ...
             x = int(v)
         elif isinstance(v, str):
+            if type(v) is Escaped or type(v) is Call:
+                raise _not_a_number(v)
             found = names.get(v)
             x = found if found is not None else _parse_int_text(v, enum, lookup, is_bool)
         else:
@@ -256,15 +298,15 @@ def _hash_converter(sc: _Scalar, function: str) -> _Scalar:
     base = sc.conv
 
     def conv(v: Any) -> Any:
-        if isinstance(v, str) and (not isinstance(v, Bare) or v[:1].isalpha()
-                                   or v[:1] == "_"):
+        if isinstance(v, str) and type(v) is not Call and (
+                not isinstance(v, Bare) or v[:1].isalpha() or v[:1] == "_"):
             data = v.encode("utf-8", "surrogatepass").split(b"\0", 1)[0]
             h = _fnv(data, bits, alternate)
             if signed and h >= 1 << (bits - 1):
                 h -= 1 << bits
             return h
         return base(v)
-    return _Scalar(conv, sc.fmt, sc.size)
+    return _Scalar(conv, sc.fmt, sc.size, hashed=True)
 
 
 def _float_converter(bits: int) -> Callable[[Any], float]:
@@ -272,7 +314,12 @@ def _float_converter(bits: int) -> Callable[[Any], float]:
         if isinstance(v, (int, float)):
             x = float(v)
         elif isinstance(v, str):
-            x = _parse_float_text(v)
+            if type(v) is Call:
+                x = _call_value(v)
+            elif type(v) is Escaped:
+                raise _not_a_number(v)
+            else:
+                x = _parse_float_text(v)
         else:
             raise _err(f"expected a number, got {type(v).__name__}")
         return f32(x) if bits == 32 else x
@@ -286,12 +333,14 @@ def _float_converter(bits: int) -> Callable[[Any], float]:
 class _Scalar:
     """How one scalar type is converted and packed."""
 
-    __slots__ = ("conv", "fmt", "size")
+    __slots__ = ("conv", "fmt", "hashed", "size")
 
-    def __init__(self, conv: Callable[[Any], Any], fmt: str, size: int) -> None:
+    def __init__(self, conv: Callable[[Any], Any], fmt: str, size: int,
+                 hashed: bool = False) -> None:
         self.conv = conv
         self.fmt = fmt
         self.size = size
+        self.hashed = hashed  # a hash field taking strings (flatc hashes JSON's null too)
 
 
 class _StructPlan:
@@ -315,6 +364,8 @@ class _StructPlan:
     def flatten(self, value: Any) -> list[Any]:
         out: list[Any] = []
         if isinstance(value, Mapping):
+            if isinstance(value, Irregular):
+                value = _resolve_irregular(value, None)
             if len(value) != len(self.fields):
                 for k in value:
                     if not any(k == n for n, _ in self.fields):
@@ -543,6 +594,8 @@ class _Plans:
 
                 def flat_struct(v: Any, out: list[Any]) -> None:
                     if isinstance(v, Mapping):
+                        if isinstance(v, Irregular):
+                            v = _resolve_irregular(v, None)
                         if len(v) != len(parts):
                             raise _err(f"struct: wrong number of initializers: {short}")
                         for n, fl in parts:
@@ -801,6 +854,66 @@ def _bare_identifier(v: Any) -> str | None:
 _MISSING: Any = object()
 
 
+def _resolve_irregular(value: Irregular, fields: Mapping[str, _FieldPlan] | None
+                       ) -> dict[str, Any]:
+    """The object flatc sees in an :class:`Irregular`, for a table with ``fields`` (None for a
+    struct, whose fields all count as scalars here): a ``"$schema"`` key takes a string and is
+    skipped (kept once in a table's dict, for the union type look-ahead; the encoder skips
+    it); a table's scalar reads ``"null"`` as null, and a null for a field that is no scalar
+    is ignored, so only such a field may be given twice; a ``hash`` field, and any field of a
+    struct, reads ``null`` as the word (which only a hash field takes: it hashes it)."""
+    out: dict[str, Any] = {}
+    for name, v in value.pairs:
+        if name == "$schema":
+            if not isinstance(v, str | bytes) or isinstance(v, Bare):
+                raise _err("expecting: string constant instead got: "
+                           + ("null" if v is None else str(v)), ".$schema")
+            if fields is not None:
+                out.setdefault(name, v)
+            continue
+        f = fields.get(name) if fields is not None else None
+        if f is None or (f.scalar is not None and f.scalar.hashed):
+            scalar = True  # a struct's field (or an unknown one), a hash field: flatc reads
+            if v is None:  # null as the word, which only a hash field takes
+                v = Bare("null")
+        else:
+            scalar = f.kind <= _K_FLOAT
+            if scalar and type(v) is str and v == "null":
+                v = None
+        if name in out:
+            if scalar:
+                raise _err(f"field set more than once: {name}", f".{name}")
+            if v is None:
+                continue
+            del out[name]  # the null before was ignored: the field is where its value is
+        out[name] = v
+    return out
+
+
+def _json_table_value(plan: _TablePlan, value: Any) -> Any:
+    """A table in flatc's JSON as a dict: flatc also takes an array of the fields' values in
+    order (a null for a field that is no scalar is ignored there too), and an
+    :class:`Irregular` object (:func:`_resolve_irregular`)."""
+    if isinstance(value, list):
+        out: dict[str, Any] = {}
+        fields = plan.fields
+        n = 0
+        for v in value:
+            if n == len(fields):
+                raise _err("too many unnamed fields in nested array")
+            f = fields[n]
+            if v is None and f.kind > _K_FLOAT:
+                continue  # ignored: the next value is for the same field
+            out[f.name] = v
+            n += 1
+        if n != len(fields):
+            raise _err("wrong number of unnamed fields in table vector")
+        return out
+    if isinstance(value, Irregular):
+        return _resolve_irregular(value, plan.by_name)
+    return value
+
+
 def _union_tag(u: Union, x: Any, field: str) -> int:
     """The tag of union member value ``x``: a dataclass instance chooses the member named
     like its class (or, failing that, the one member whose type has its class's name), a
@@ -858,6 +971,8 @@ class _Encoder:
         self.json_rules = json_rules
 
     def table(self, plan: _TablePlan, value: Any) -> int:
+        if self.json_rules and type(value) is not dict:
+            value = _json_table_value(plan, value)
         if type(value) is dict and not (self.json_rules and plan.has_union):
             fast = plan.fast
             if fast is None:

@@ -57,7 +57,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from gameserde.errors import DecodeError, EncodeError
-from gameserde.flatbuffers._json_parse import Bare
+from gameserde.flatbuffers._json_parse import Bare, Irregular
 from gameserde.flatbuffers._json_text import format_float, quote_string
 
 __all__ = ["dumps", "dumps_json_value", "loads", "to_json", "verify"]
@@ -375,7 +375,7 @@ class _Writer:
                 b.blob(bytes(v), 0, BLOB)
         elif isinstance(v, Mapping):
             start = len(b.stack)
-            for k, x in v.items():
+            for k, x in (v.pairs if isinstance(v, Irregular) else v.items()):
                 if not isinstance(k, (str, bytes)):
                     raise EncodeError(f"map keys must be strings, not {type(k).__name__}",
                                       format=_FORMAT)
