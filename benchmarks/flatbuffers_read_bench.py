@@ -41,7 +41,8 @@ import numpy as np
 
 import flatbuffers  # the official runtime from PyPI
 from gameserde.flatbuffers import Builder, _accel, load_schema
-from gameserde.flatbuffers.reader import decode, view
+from gameserde.flatbuffers.decoder import decode
+from gameserde.flatbuffers.views import view
 
 SEED_SCHEMA = """namespace MyGame.Sample;
 table Weapon { name:string; damage:short; }

@@ -20,8 +20,9 @@ from hypothesis import strategies as st
 
 from gameserde.errors import DecodeError, EncodeError
 from gameserde.flatbuffers import load_schema
+from gameserde.flatbuffers.decoder import decode
 from gameserde.flatbuffers.encoder import encode, from_json
-from gameserde.flatbuffers.reader import decode, to_json
+from gameserde.flatbuffers.json_output import to_json
 from tests.flatbuffers import fbs_gen
 
 

@@ -1,4 +1,5 @@
-"""The FlatBuffers reader (``gameserde.flatbuffers.reader``), with flatc 25.12.19 as the oracle.
+"""The FlatBuffers reader (``gameserde.flatbuffers.views``, ``decoder`` and ``json_output``),
+with flatc 25.12.19 as the oracle.
 
 1. JSON -> ``flatc -b`` -> our :func:`to_json` must equal ``flatc --json [--strict-json]
    [--defaults-json]`` byte for byte, on hand-written schemas covering every type.
@@ -30,14 +31,14 @@ import pytest
 import flatbuffers  # the official runtime from PyPI (ruff files it under tests/flatbuffers)
 from gameserde.errors import DecodeError
 from gameserde.flatbuffers import FbsSchema, load_schema
-from gameserde.flatbuffers.reader import (
+from gameserde.flatbuffers.decoder import decode
+from gameserde.flatbuffers.json_output import to_json
+from gameserde.flatbuffers.views import (
     StructView,
     TableView,
     VectorView,
-    decode,
     enum_name,
     file_identifier,
-    to_json,
     view,
 )
 from tests.flatbuffers.flatc_tool import flatc

@@ -6,7 +6,7 @@
    failing check; the C++ verifier rejects them too.
 3. A differential fuzz test: mutants of valid buffers get the same verdict from us and from
    the compiled C++ oracle (batched: one oracle run per schema), we never raise anything but
-   DecodeError, and every accepted mutant decodes fully with ``reader.decode`` (only invalid
+   DecodeError, and every accepted mutant decodes fully with ``decoder.decode`` (only invalid
    UTF-8, which no verifier checks, may make it fail).
 """
 
@@ -644,7 +644,7 @@ def read_wide(buf: bytes) -> list[Any]:
 @pytest.mark.oracle
 def test_differential_fuzz(all_schema: FbsSchema, chain_schema: FbsSchema,
                            wide_schema: FbsSchema) -> None:
-    from gameserde.flatbuffers import reader
+    from gameserde.flatbuffers import decoder
 
     schemas = {"all": (all_schema, ALL, "T.Root"), "chain": (chain_schema, CHAIN, "Node"),
                "wide": (wide_schema, WIDE, "W"), "nests": (load_schema(NESTS), NESTS, "N")}
@@ -691,12 +691,12 @@ def test_differential_fuzz(all_schema: FbsSchema, chain_schema: FbsSchema,
             total += 1
             if mine:
                 accepted += 1
-                if name == "wide":  # reader.py does not support 64-bit offsets
+                if name == "wide":  # the reader does not support 64-bit offsets
                     wide_accepted.append(m)
                     continue
                 # a buffer that verifies reads fully: decode skips deprecated fields (which
                 # no verifier checks) and keeps invalid UTF-8 bytes (likewise unchecked)
-                reader.decode(schemas[name][0], m, size_prefixed=prefixed)
+                decoder.decode(schemas[name][0], m, size_prefixed=prefixed)
     # the same mutants with check_alignment and check_nested_flatbuffers off
     relaxed = mutants["all"][:100_000]
     mine_relaxed = [_verdict(all_schema, m, size_prefixed=prefixed, check_alignment=False,
@@ -708,7 +708,7 @@ def test_differential_fuzz(all_schema: FbsSchema, chain_schema: FbsSchema,
         assert mine == (sp if prefixed else plain), ("relaxed", prefixed, m.hex())
     relaxed_accepted = sum(mine_relaxed)
 
-    # reader.py and flatc --json (it asserts) cannot read 64-bit offsets: read the wide
+    # the reader and flatc --json (it asserts) cannot read 64-bit offsets: read the wide
     # schema's accepted mutants with the rules of spec §2.11 here
     for m in wide_accepted:
         read_wide(m)
@@ -878,7 +878,7 @@ def test_differential_fuzz_64_bit_and_union_vectors() -> None:
     """Mutants of 64-bit-offset and union-vector buffers: the same verdict as C++, with the
     default options and with alignment and nested-buffer checks off; every accepted mutant
     decodes."""
-    from gameserde.flatbuffers import reader
+    from gameserde.flatbuffers import decoder
 
     schemas = {"wide2": (load_schema(WIDE2), WIDE2, "W.R"),
                "uvec": (load_schema(UVEC), UVEC, "V.R")}
@@ -897,10 +897,10 @@ def test_differential_fuzz_64_bit_and_union_vectors() -> None:
         ("uvec", binary(UVEC, {"things_type": ["Big"], "things": [{"a": 1, "b": 1}]}), False),
     ]
     def decode(name: str, buf: bytes, prefixed: bool) -> None:
-        if name == "wide2" and prefixed:  # reader.py reads a 4-byte size prefix: skip it
-            reader.decode(schemas[name][0], buf[8:])
+        if name == "wide2" and prefixed:  # the reader reads a 4-byte size prefix: skip it
+            decoder.decode(schemas[name][0], buf[8:])
         else:
-            reader.decode(schemas[name][0], buf, size_prefixed=prefixed)
+            decoder.decode(schemas[name][0], buf, size_prefixed=prefixed)
 
     for name, buf, prefixed in seeds:  # the seeds are valid, for us and for C++
         verify(schemas[name][0], buf, size_prefixed=prefixed)

@@ -29,9 +29,17 @@ from typing import Any
 import pytest
 
 from gameserde.errors import DecodeError, EncodeError
-from gameserde.flatbuffers import FbsSchema, _accel, load_schema, reader
+from gameserde.flatbuffers import (
+    FbsSchema,
+    _accel,
+    _view_classes,
+    _view_plans,
+    load_schema,
+    views,
+)
+from gameserde.flatbuffers.decoder import decode
 from gameserde.flatbuffers.encoder import encode, from_json
-from gameserde.flatbuffers.reader import (
+from gameserde.flatbuffers.views import (
     FlatStructView,
     LazyStructView,
     TableView,
@@ -71,10 +79,10 @@ def load(text: str, *, fast: bool = True, **kw: Any) -> FbsSchema:
     _accel.ENABLED = fast
     try:
         schema = load_schema(text, **kw)
-        c = reader._compiled(schema)
+        c = _view_plans._compiled(schema)
         for name, t in schema.types.items():
             if isinstance(t, Record) and t.kind == "table":
-                reader._table_plan(c, name)
+                _view_plans._table_plan(c, name)
         assert fast or c_getters(schema)[0] == 0
         return schema
     finally:
@@ -112,7 +120,7 @@ def walk(x: Any, depth: int = 0) -> Any:
     if isinstance(x, TableView):
         fields = tuple((fp.name, _attempt(lambda fp=fp: getattr(x, fp.name), depth))
                        for fp in x._plan.fields)
-        return ("table", type(x).__name__, reader._path_of(x), x._t, x._vt, x._vs, fields)
+        return ("table", type(x).__name__, _view_classes._path_of(x), x._t, x._vt, x._vs, fields)
     if isinstance(x, FlatStructView):
         return ("flat", type(x).__name__, tuple(_leaf(v) for v in x),
                 tuple(_leaf(getattr(x, fp.name)) for fp in x._plan.fields))
@@ -129,7 +137,7 @@ def walk(x: Any, depth: int = 0) -> Any:
             items.append(_err(e))
         n = len(x)
         indexed = [_attempt(lambda i=i: x[i], depth) for i in (*range(n), -1, n, -n - 1)]
-        return ("vector", reader._path_of(x), x._d, n, tuple(items), tuple(indexed),
+        return ("vector", _view_classes._path_of(x), x._d, n, tuple(items), tuple(indexed),
                 _attempt(lambda: list(x), depth) if n < 50 else None)
     if isinstance(x, list):
         return ("list", tuple(walk(v, depth + 1) for v in x))
@@ -159,7 +167,7 @@ def check_same(schema: FbsSchema, buf: Any, pure: FbsSchema | None = None,
 
 def c_getters(schema: FbsSchema) -> tuple[int, int]:
     """(C getters, all field attributes) over the schema's built view classes."""
-    c = reader._compiled(schema)
+    c = _view_plans._compiled(schema)
     fast = total = 0
     for plan in c.tables.values():
         for fp in plan.fields:
@@ -191,7 +199,8 @@ def test_benchmark_monster_uses_the_c_getters() -> None:
     calls: list[str] = []
 
     def profile(frame: Any, event: str, arg: Any) -> None:
-        if event == "call" and frame.f_code.co_filename == reader.__file__:
+        if event == "call" and frame.f_code.co_filename in (views.__file__, _view_classes.__file__,
+                                                     _view_plans.__file__):
             calls.append(frame.f_code.co_name)
 
     sys.setprofile(profile)
@@ -232,12 +241,12 @@ def test_attribute_errors_match() -> None:
 
 def test_existing_suites_pass_in_both_modes() -> None:
     suites = ["tests/flatbuffers/test_reader.py", "tests/flatbuffers/test_reader_accel.py"]
-    probe = ("from gameserde.flatbuffers import load_schema, reader; "
+    probe = ("from gameserde.flatbuffers import load_schema, _view_plans, views; "
              "from tests.flatbuffers.test_reader import SEED_SCHEMA as S; "
-             "s = load_schema(S); c = reader._compiled(s); "
-             "p = reader._table_plan(c, 'MyGame.Sample.Monster'); "
+             "s = load_schema(S); c = _view_plans._compiled(s); "
+             "p = _view_plans._table_plan(c, 'MyGame.Sample.Monster'); "
              "print(type(p.cls.__dict__['hp']).__name__, "
-             "type(reader.VectorView.__dict__['__iter__']).__name__)")
+             "type(views.VectorView.__dict__['__iter__']).__name__)")
     for pure, expect in (("1", "property function"), ("", "Getter method_descriptor")):
         env = dict(os.environ, GAMESERDE_PURE=pure)
         out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, env=env,
@@ -287,7 +296,7 @@ def test_every_type(index: int) -> None:
     for data in (buf, bytearray(buf), memoryview(buf), memoryview(bytearray(buf))):
         check_same(schema, data, pure)
     check_same(schema, buf, pure, root_type="T.W")
-    prefixed = encode(schema, reader.decode(schema, buf), size_prefixed=True)
+    prefixed = encode(schema, decode(schema, buf), size_prefixed=True)
     check_same(schema, prefixed, pure, size_prefixed=True)
     ref = check_same(schema, memoryview(buf).cast("b"), pure)  # not of format B
     assert ref[0] == "table"

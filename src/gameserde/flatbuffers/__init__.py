@@ -19,11 +19,13 @@ from gameserde.flatbuffers.builder import (
     OffsetArithmeticError,
     StructIsNotInlineError,
 )
+from gameserde.flatbuffers.decoder import decode
 from gameserde.flatbuffers.encoder import encode, from_json
-from gameserde.flatbuffers.reader import decode, to_json, view
+from gameserde.flatbuffers.json_output import to_json
 from gameserde.flatbuffers.render import from_model, to_fbs
 from gameserde.flatbuffers.schema import FbsSchema, FbsSchemaError, StructLayout, load_schema
 from gameserde.flatbuffers.verifier import verify
+from gameserde.flatbuffers.views import view
 
 __all__ = [
     "Builder",

@@ -1,13 +1,13 @@
 """The optional C accelerators of the FlatBuffers encoder and reader (built at install).
 
 ``_encoder_speedups`` encodes dict values and ``_reader_speedups`` materialises buffers
-(:func:`~gameserde.flatbuffers.reader.decode`), each driven by a compact program compiled once
+(:func:`~gameserde.flatbuffers.decoder.decode`), each driven by a compact program compiled once
 per schema from the same plans the pure-Python code runs. The Python code is the reference:
 whenever an extension meets something it does not handle, or any problem, it gives up and the
 caller runs the reference over the whole input, which produces the result or raises the exact
 error. So the public API gives the same values, bytes and errors with or without them.
 
-``_reader_speedups`` also reads the lazy :func:`~gameserde.flatbuffers.reader.view`: view
+``_reader_speedups`` also reads the lazy :func:`~gameserde.flatbuffers.views.view`: view
 classes built while ``ENABLED`` is true (when a schema's first view of a table type is made)
 get C descriptors in place of the reference's ``property`` getters, and ``VectorView`` gets C
 ``__iter__``/``__len__``/``__getitem__`` (from the first such class on). Those read

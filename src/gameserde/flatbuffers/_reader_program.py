@@ -1,7 +1,7 @@
 """The program the C decoder (``_reader_speedups``) runs, lowered from the reader's plans.
 
 :func:`program` compiles, once per (schema, root type), the plans of
-:mod:`gameserde.flatbuffers.reader` reachable from the root into the tuples described at the
+:mod:`gameserde.flatbuffers._view_plans` reachable from the root into the tuples described at the
 top of ``_reader_speedups.c`` and caches the compiled program on the plans' ``_Compiled``
 object (``False`` when there is none: the reference runs). The op numbers below must match
 the C enums.
@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from gameserde.flatbuffers import _accel
-from gameserde.flatbuffers.reader import (
+from gameserde.flatbuffers._view_classes import (
     ARRAY,
     NESTED,
     SCALAR,
@@ -21,6 +21,8 @@ from gameserde.flatbuffers.reader import (
     TABLE,
     UNION,
     VECTOR,
+)
+from gameserde.flatbuffers._view_plans import (
     _Compiled,
     _compiled,
     _FieldPlan,

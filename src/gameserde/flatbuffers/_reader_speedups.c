@@ -1,9 +1,9 @@
 /*
- * Optional C twin of gameserde.flatbuffers.reader.decode(): a whole buffer to dicts and lists;
+ * Optional C twin of gameserde.flatbuffers.decoder.decode(): a whole buffer to dicts and lists;
  * and of the lazy view()'s attribute access (see "View getters" below, which has its own
  * give-up rule: it calls the reference getter instead of returning None).
  *
- * The pure-Python decode() (reader._decode_table and friends) is the reference; this module
+ * The pure-Python decode() (decoder._decode_table and friends) is the reference; this module
  * must return exactly what it returns, for every buffer it accepts.  The give-up rule: on
  * ANY problem -- an offset or length out of bounds, a vtable past the end, tables nested
  * deeper than MAX_DEPTH, a field the program marks OP_GIVEUP (64-bit offsets, flexbuffer
@@ -812,11 +812,12 @@ done:
 /* ========================================================================================= */
 
 /*
- * The C twin of the lazy view()'s attribute access.  reader._table_plan puts a Getter (a
+ * The C twin of the lazy view()'s attribute access.  _view_plans._table_plan puts a Getter (a
  * descriptor made by getter()) in a view class in place of the reference's
  * `property(getter)` for scalar, string, struct, table, vector (not of unions) and union
  * fields; vector elements get an ElemInfo (made by elem(), kept in _Elem.fast); and
- * setup_views() gives C __iter__/__len__/__getitem__ methods that reader puts on VectorView.
+ * setup_views() gives C __iter__/__len__/__getitem__ methods that _view_plans puts on
+ * VectorView.
  * They read the instance slots the reference reads (_b, _t, _vt, _vs of a TableView; _b, _d,
  * _n, _el of a VectorView: their offsets come from the classes' member descriptors), and
  * create objects of the very classes the reference creates, with the same slots.
@@ -835,7 +836,7 @@ done:
 #define ITER_LIST_MAX 65536
 #define SLOT(o, off) (*(PyObject **)((char *)(o) + (off)))
 
-/* Getter kinds (reader: G_*) and element kinds (reader's own SCALAR, STRUCT, STRING, TABLE). */
+/* Getter kinds (_view_plans: G_*), element kinds (_view_classes: SCALAR, STRUCT, STRING, TABLE). */
 enum { G_SCALAR, G_STRING, G_STRUCT, G_TABLE, G_VECTOR, G_UNION, G_COUNT };
 enum { E_SCALAR = 0, E_STRUCT = 1, E_STRING = 2, E_TABLE = 3 };
 
@@ -1858,8 +1859,7 @@ static PyMethodDef methods[] = {
 static struct PyModuleDef moduledef = {
     PyModuleDef_HEAD_INIT,
     "gameserde.flatbuffers._reader_speedups",
-    "Optional C accelerator of gameserde.flatbuffers.reader's decode() and view(); see "
-    "_accel.py.",
+    "Optional C accelerator of gameserde.flatbuffers' decode() and view(); see _accel.py.",
     -1,
     methods,
     NULL,

@@ -95,8 +95,8 @@ from gameserde.flatbuffers import _accel, _encoder_program, flexbuffers
 from gameserde.flatbuffers._json_parse import Bare, Call, Escaped, Irregular, parse_json
 from gameserde.flatbuffers._json_text import format_float
 from gameserde.flatbuffers.builder import Builder, BuilderError
-from gameserde.flatbuffers.reader import struct_dtype
 from gameserde.flatbuffers.schema import FbsSchema
+from gameserde.flatbuffers.views import struct_dtype
 from gameserde.schema.model import (
     Bool,
     Enum,

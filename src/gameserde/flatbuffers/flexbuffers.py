@@ -1,8 +1,9 @@
 """FlexBuffers (schema-less binary values) as flatc 25.12.19 writes, checks and prints them.
 
 FlexBuffers sit inside FlatBuffers as ``[ubyte]`` fields with the ``flexbuffer`` attribute.
-This module is what :mod:`~gameserde.flatbuffers.encoder`, :mod:`~gameserde.flatbuffers.reader`
-and :mod:`~gameserde.flatbuffers.verifier` use for such fields; it also works on its own:
+This module is what :mod:`~gameserde.flatbuffers.encoder`, :mod:`~gameserde.flatbuffers.decoder`,
+:mod:`~gameserde.flatbuffers.json_output` and :mod:`~gameserde.flatbuffers.verifier` use for
+such fields; it also works on its own:
 
 * :func:`dumps` writes a value with the rules of the C++ ``flexbuffers::Builder`` that flatc
   uses for JSON (``BUILDER_FLAG_SHARE_ALL``), so a JSON value gives the bytes ``flatc -b``

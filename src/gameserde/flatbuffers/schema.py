@@ -345,20 +345,20 @@ class FbsSchema:
         return from_json(self, text, root_type, **options)
 
     def view(self, buf: Any, root_type: str | None = None, **options: Any) -> Any:
-        """:func:`gameserde.flatbuffers.reader.view`: a lazy, zero-copy view of ``buf``."""
-        from gameserde.flatbuffers.reader import view
+        """:func:`gameserde.flatbuffers.views.view`: a lazy, zero-copy view of ``buf``."""
+        from gameserde.flatbuffers.views import view
 
         return view(self, buf, root_type, **options)
 
     def decode(self, buf: Any, root_type: str | None = None, **options: Any) -> Any:
-        """:func:`gameserde.flatbuffers.reader.decode`: ``buf`` as dicts or dataclasses."""
-        from gameserde.flatbuffers.reader import decode
+        """:func:`gameserde.flatbuffers.decoder.decode`: ``buf`` as dicts or dataclasses."""
+        from gameserde.flatbuffers.decoder import decode
 
         return decode(self, buf, root_type, **options)
 
     def to_json(self, buf: Any, root_type: str | None = None, **options: Any) -> str:
-        """:func:`gameserde.flatbuffers.reader.to_json`: what ``flatc --json`` prints."""
-        from gameserde.flatbuffers.reader import to_json
+        """:func:`gameserde.flatbuffers.json_output.to_json`: what ``flatc --json`` prints."""
+        from gameserde.flatbuffers.json_output import to_json
 
         return to_json(self, buf, root_type, **options)
 
