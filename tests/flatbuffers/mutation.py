@@ -9,7 +9,8 @@ from collections.abc import Callable, Iterator
 
 from gameserde.errors import EncodeError
 from gameserde.flatbuffers import FbsSchema
-from gameserde.flatbuffers.encoder import encode, from_json
+from gameserde.flatbuffers.encoder import encode
+from gameserde.flatbuffers.json_input import from_json
 from tests.flatbuffers import fbs_gen
 from tests.flatbuffers.test_reader import (
     ALL_DOCS,

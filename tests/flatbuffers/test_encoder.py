@@ -21,7 +21,8 @@ from hypothesis import strategies as st
 from gameserde.errors import DecodeError, EncodeError
 from gameserde.flatbuffers import load_schema
 from gameserde.flatbuffers.decoder import decode
-from gameserde.flatbuffers.encoder import encode, from_json
+from gameserde.flatbuffers.encoder import encode
+from gameserde.flatbuffers.json_input import from_json
 from gameserde.flatbuffers.json_output import to_json
 from tests.flatbuffers import fbs_gen
 

@@ -24,7 +24,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gameserde.flatbuffers import _accel, _encoder_program, load_schema
-from gameserde.flatbuffers.encoder import _MISSING, _plans, encode, from_json
+from gameserde.flatbuffers._encode_plans import _MISSING, _plans
+from gameserde.flatbuffers.encoder import encode
+from gameserde.flatbuffers.json_input import from_json
 from gameserde.flatbuffers.schema import FbsSchema
 from tests.flatbuffers import fbs_gen
 from tests.flatbuffers.test_reader import SEED_SCHEMA

@@ -29,7 +29,8 @@ from gameserde.errors import DecodeError, EncodeError
 from gameserde.flatbuffers import Builder, FbsSchema, _accel, load_schema
 from gameserde.flatbuffers._reader_program import OP_GIVEUP, describe, program
 from gameserde.flatbuffers.decoder import decode
-from gameserde.flatbuffers.encoder import encode, from_json
+from gameserde.flatbuffers.encoder import encode
+from gameserde.flatbuffers.json_input import from_json
 from gameserde.flatbuffers.views import view
 from tests.flatbuffers import fbs_gen
 from tests.flatbuffers.mutation import mutants, random_schema_buffers, valid_buffers

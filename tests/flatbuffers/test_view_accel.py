@@ -38,7 +38,8 @@ from gameserde.flatbuffers import (
     views,
 )
 from gameserde.flatbuffers.decoder import decode
-from gameserde.flatbuffers.encoder import encode, from_json
+from gameserde.flatbuffers.encoder import encode
+from gameserde.flatbuffers.json_input import from_json
 from gameserde.flatbuffers.views import (
     FlatStructView,
     LazyStructView,

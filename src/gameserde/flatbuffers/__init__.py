@@ -20,7 +20,8 @@ from gameserde.flatbuffers.builder import (
     StructIsNotInlineError,
 )
 from gameserde.flatbuffers.decoder import decode
-from gameserde.flatbuffers.encoder import encode, from_json
+from gameserde.flatbuffers.encoder import encode
+from gameserde.flatbuffers.json_input import from_json
 from gameserde.flatbuffers.json_output import to_json
 from gameserde.flatbuffers.render import from_model, to_fbs
 from gameserde.flatbuffers.schema import FbsSchema, FbsSchemaError, StructLayout, load_schema

@@ -35,7 +35,7 @@ from gameserde.schema.model import Enum, List, Optional, Record, Ref, String
 from gameserde.schema.model import Type as ModelType
 
 if TYPE_CHECKING:
-    from gameserde.flatbuffers.encoder import _FieldPlan, _Plans, _StructPlan, _TablePlan
+    from gameserde.flatbuffers._encode_plans import _FieldPlan, _Plans, _StructPlan, _TablePlan
 
 # field / vector element kinds (the C enum)
 GIVEUP, INT, FLOAT, STRING, STRUCT, TABLE, VECTOR, UNION = range(8)
@@ -110,7 +110,7 @@ class _Compiler:
         return ix
 
     def field(self, fp: _FieldPlan, t: ModelType, attributes: Any) -> tuple[Any, ...]:
-        from gameserde.flatbuffers import encoder as enc
+        from gameserde.flatbuffers import _encode_plans as enc
 
         giveup = (GIVEUP, fp.slot, 0, False, None, None, -1, GIVEUP, 0, None, False, 0)
         if (any(a in GIVEUP_ATTRIBUTES for a in attributes) or fp.nested is not None
@@ -126,7 +126,7 @@ class _Compiler:
 
     def kind_field(self, fp: _FieldPlan, t: ModelType, attributes: Any) -> tuple[Any, ...]:
         """The field spec up to ``union_field``."""
-        from gameserde.flatbuffers import encoder as enc
+        from gameserde.flatbuffers import _encode_plans as enc
 
         giveup = (GIVEUP, fp.slot, 0, False, None, None, -1, GIVEUP, 0, None)
         hashed = isinstance(attributes.get("hash"), str)
@@ -195,7 +195,7 @@ class _Compiler:
 
     def union_type_names(self, fp: _FieldPlan, none_attribute: bool) -> dict[str, int]:
         """The names of a union's ``_type`` field (or, without ``none_attribute``, of the
-        union value's tag), built as :class:`~gameserde.flatbuffers.encoder._Plans` does."""
+        union value's tag), built as :class:`~gameserde.flatbuffers._encode_plans._Plans` does."""
         u = fp.union
         assert u is not None
         names = {sys.intern(n): v for n, (v, _) in u.members.items()}

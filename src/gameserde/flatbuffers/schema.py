@@ -339,8 +339,8 @@ class FbsSchema:
 
     def from_json(self, text: str | bytes, root_type: str | None = None,
                   **options: Any) -> bytes:
-        """:func:`gameserde.flatbuffers.encoder.from_json`: flatc's JSON to bytes."""
-        from gameserde.flatbuffers.encoder import from_json
+        """:func:`gameserde.flatbuffers.json_input.from_json`: flatc's JSON to bytes."""
+        from gameserde.flatbuffers.json_input import from_json
 
         return from_json(self, text, root_type, **options)
 
