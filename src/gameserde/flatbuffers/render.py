@@ -49,7 +49,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from gameserde.errors import SchemaError
-from gameserde.flatbuffers._fbs_parser import FbsSchemaError
+from gameserde.flatbuffers._fbs_defs import FbsSchemaError
 from gameserde.flatbuffers.schema import FbsSchema, load_schema
 from gameserde.schema import model as m
 

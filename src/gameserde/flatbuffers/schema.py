@@ -71,14 +71,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gameserde.flatbuffers import _fbs_numbers as num
-from gameserde.flatbuffers._fbs_parser import (
+from gameserde.flatbuffers._fbs_defs import (
     PRESENCE_OPTIONAL,
     PRESENCE_REQUIRED,
     EnumDef,
     FbsSchemaError,
     FieldDef,
-    ParsedSchema,
-    Parser,
     StructDef,
     SymbolTable,
     Type,
@@ -94,6 +92,7 @@ from gameserde.flatbuffers._fbs_parser import (
     size_of,
     text,
 )
+from gameserde.flatbuffers._fbs_parser import ParsedSchema, Parser
 from gameserde.schema.model import (
     BOOL,
     FLOAT32,
