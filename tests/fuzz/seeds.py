@@ -1,0 +1,181 @@
+"""Seed inputs of every fuzz target, made from the tests' fixtures and the examples (each in
+the target's input format: option byte(s), then the payload). Nothing is stored: the offline
+driver writes them to its work folder, the CI driver mutates them in memory.
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+import random
+from collections.abc import Callable
+from pathlib import Path
+
+from gameserde import godot
+from gameserde.errors import EncodeError
+from gameserde.flatbuffers import flexbuffers
+from tests.fuzz import hostile, targets
+
+ROOT = Path(__file__).resolve().parents[2]
+SHARED_SCHEMAS = ROOT.parent / "shared" / "corpus" / "flatbuffers-real"
+
+
+def _godot_values() -> list[tuple[int, list[object]]]:
+    """(profile index, rich values) of the hostile-input tests."""
+    from tests.godot.test_hostile import rich_docs, rich_godot3, rich_godot4
+
+    return [(0, rich_godot4()), (1, rich_godot3()), (2, rich_docs())]
+
+
+def _godot_buffers() -> list[tuple[int, bytes]]:
+    out = []
+    for index, values in _godot_values():
+        profile = targets.GODOT_PROFILES[index]
+        out.append((index, godot.encode(values, profile=profile, full_objects=True)))
+        for v in values:
+            out.append((index, godot.encode(v, profile=profile, full_objects=True)))
+    deep: object = 1
+    for i in range(40):
+        deep = [deep] if i % 2 else {"k": deep}
+    out.append((0, godot.encode(deep)))
+    return out
+
+
+def godot_decode() -> list[bytes]:
+    return [bytes([index | 4]) + buf for index, buf in _godot_buffers()]
+
+
+def godot_inspect() -> list[bytes]:
+    return [bytes([index]) + buf for index, buf in _godot_buffers() if len(buf) < 2048]
+
+
+def godot_framings() -> list[bytes]:
+    out = [bytes([0 | 16]) + (ROOT / "examples" / "godot" / "savegame.sav").read_bytes()]
+    for index, values in _godot_values():
+        opts = {"profile": targets.GODOT_PROFILES[index], "full_objects": True}
+        sample = values[:8]
+        out.append(bytes([index << 2 | 16]) + b"".join(godot.store_var(v, **opts)
+                                                       for v in sample))
+        out.append(bytes([1 | index << 2 | 16]) + b"".join(
+            godot.store_var(v, big_endian=True, **opts) for v in sample))
+        out.append(bytes([2 | index << 2 | 16]) + b"".join(godot.put_packet(v, **opts)
+                                                           for v in sample))
+        out.append(bytes([3 | index << 2 | 16])
+                   + godot.variant_to_base64(values, **opts).encode())
+    return out
+
+
+def godot_from_json() -> list[bytes]:
+    out = []
+    for _, values in _godot_values()[:1]:
+        for v in [values, *values]:
+            out.append(targets.godot_json_text(v).encode())
+    return out
+
+
+@functools.cache
+def fb_buffers() -> list[tuple[int, bytes]]:
+    """(schema index, valid buffer) for the schemas of :func:`targets.fb_schema_texts`."""
+    from tests.flatbuffers import fbs_gen
+    from tests.flatbuffers.mutation import UNION_VECTOR_DOC
+    from tests.flatbuffers.test_reader import ALL_DOCS, SEED_BASE64
+
+    schemas = targets.fb_schemas()
+    out = [(0, schemas[0].from_json(doc)) for doc in ALL_DOCS]
+    out.append((1, base64.b64decode(SEED_BASE64)))
+    out.append((2, schemas[2].from_json(UNION_VECTOR_DOC)))
+    out.append((3, schemas[3].from_json('{n: 7, s: "hello", bv: [1, 2, 3], name: "nm", '
+                                        'sv: [{a: 1, b: 2}], leaf: {x: 1, s: "in"}}')))
+    out.append((4, schemas[4].from_json("{lv: [1, -2], vv: [{a: 1, b: 2.5}], n: 3}")))
+    out += [(5, hostile.fb_dag(3)), (5, hostile.fb_shared_string(3, 5)), (5, hostile.fb_wide(4)),
+            (5, hostile.fb_deep(4)), (5, hostile.fb_bytes(256))]
+    for index in range(6, len(schemas)):
+        rnd = random.Random(index)
+        schema = schemas[index]
+        for _ in range(3):
+            try:
+                value = fbs_gen.random_value(rnd, schema, schema.root or "")
+                out.append((index, schema.encode(value)))
+            except EncodeError:
+                continue
+    return out
+
+
+def _fb(flags: int) -> list[bytes]:
+    return [bytes([index | flags]) + buf for index, buf in fb_buffers()]
+
+
+def fb_from_json() -> list[bytes]:
+    schemas = targets.fb_schemas()
+    out = []
+    for index, buf in fb_buffers():
+        out.append(bytes([index]) + schemas[index].to_json(buf, strict=False).encode())
+        out.append(bytes([index | 32]) + schemas[index].to_json(buf).encode())
+    return out
+
+
+def fb_flexbuffers() -> list[bytes]:
+    values: list[object] = [
+        None, True, -1, 2**40, 1.5, "text", b"blob", [1, 2, 3], [1.5, "a", None],
+        {"a": 1, "b": [True, {"c": "d"}], "e": b"\x00\xff"}, [[[]]], {"": {}},
+        [2**63 - 1, -(2**63), 0.1, float("inf")],
+    ]
+    return [flexbuffers.dumps(v) for v in values]
+
+
+def fb_load_schema() -> list[bytes]:
+    texts = [t.encode() for t in targets.fb_schema_texts()]
+    out = list(texts)
+    out.append(targets.INCLUDING_SCHEMA.replace("s1.fbs", "inc.fbs").encode()
+               + targets.INCLUDE_MARK + texts[1])
+    out.append(b'include "inc.fbs";\ntable R { t:T.W; }\nroot_type R;\n'
+               + targets.INCLUDE_MARK + texts[0])
+    out.append(b"struct C { z:[long:4]; } struct B { y:[C:3]; } table T { b:B; } root_type T;")
+    if SHARED_SCHEMAS.is_dir():  # real schemas, when the shared corpus is beside the project
+        for path in sorted(SHARED_SCHEMAS.glob("*/schema/*.fbs")):
+            text = path.read_bytes()
+            if len(text) < 8192 and text not in out:
+                out.append(text)
+    return out
+
+
+def cli() -> list[bytes]:
+    out = []
+    for index, buf in _godot_buffers()[:12]:
+        for verb in (0, 3):
+            out.append(bytes([verb, index << 2]) + buf)
+    sav = (ROOT / "examples" / "godot" / "savegame.sav").read_bytes()
+    out += [bytes([0, 1]) + sav, bytes([3, 1]) + sav]
+    for doc in godot_from_json()[:6]:
+        out.append(bytes([1, 0]) + doc)
+    for index, buf in fb_buffers()[::3]:
+        for verb in (0, 2, 3):
+            out.append(bytes([verb | 4, index]) + buf)
+    for seed in fb_from_json()[::6]:
+        out.append(bytes([1 | 4, seed[0] & 15]) + seed[1:])
+    nroot = len(targets.fb_schema_texts())
+    out.append(bytes([0 | 4, nroot]) + fb_buffers()[0][1])  # the schema without root_type
+    out.append(bytes([0 | 4 | 24, 1]) + fb_buffers()[0][1])  # an unknown --root-type
+    return out
+
+
+SEEDS: dict[str, Callable[[], list[bytes]]] = {
+    "godot.decode": godot_decode,
+    "godot.framings": godot_framings,
+    "godot.inspect": godot_inspect,
+    "godot.from_json": godot_from_json,
+    "fb.verify": lambda: _fb(0),
+    "fb.decode": lambda: _fb(0) + _fb(32)[:8],
+    "fb.view": lambda: _fb(0),
+    "fb.to_json": lambda: _fb(0) + _fb(32)[::4] + _fb(64)[::4],
+    "fb.inspect": lambda: [s for s in _fb(0) if len(s) < 1024],
+    "fb.from_json": fb_from_json,
+    "fb.flexbuffers": fb_flexbuffers,
+    "fb.load_schema": fb_load_schema,
+    "cli": cli,
+}
+
+
+@functools.cache
+def seeds(target: str) -> tuple[bytes, ...]:
+    return tuple(SEEDS[target]())

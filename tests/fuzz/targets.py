@@ -1,0 +1,484 @@
+"""The fuzz targets: every decoder, schema loader and the CLI, each a function of one byte
+string that raises :class:`~tests.fuzz.harness.Finding` on a defect (see ``harness``).
+
+Targets with options take them from the first byte(s) of the input (profile, framing, schema,
+flags), so one byte string names one call and a reproducer is a plain file. The FlatBuffers
+targets read the buffer against a fixed list of schemas (:data:`FB_SCHEMAS`, the reader
+tests' schemas and random ones of ``fbs_gen``).
+"""
+
+from __future__ import annotations
+
+import atexit
+import functools
+import io
+import json
+import random
+import shutil
+import sys
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import redirect_stderr
+from pathlib import Path
+from typing import Any
+
+from gameserde import godot
+from gameserde._recursion import recursion_room
+from gameserde.flatbuffers import FbsSchema, flexbuffers, load_schema
+from gameserde.flatbuffers.inspect import annotate
+from gameserde.flatbuffers.reader import FlatStructView, LazyStructView, TableView, VectorView
+from gameserde.flatbuffers.verifier import _prefix_width
+from gameserde.godot.inspect import regions, render
+from gameserde.godot.profiles import MAX_DEPTH
+from gameserde.schema.model import Record
+from tests.fuzz.harness import (
+    Finding,
+    both_paths,
+    bounded_repr,
+    check_weight,
+    foreign,
+    outcome,
+)
+from tests.fuzz.hostile import NODE_SCHEMA
+
+GODOT_PROFILES = ("godot4", "godot3", "docs")
+
+
+def _repr(value: Any, size: int, what: str, factor: int = 64) -> str:
+    with recursion_room(8192):  # values may nest up to the decoders' depth limit
+        return bounded_repr(value, size, what, factor)
+
+
+# ---------------------------------------------------------------------------------------------
+# Godot
+
+
+def godot_json_text(value: Any, max_depth: int = MAX_DEPTH) -> str:
+    """The JSON text of a Godot value (``godot.to_json``)."""
+    with recursion_room(2 * max_depth + 1000):
+        return json.dumps(godot.to_json(value, max_depth=max_depth))
+
+
+def godot_from_json_text(text: str | bytes, max_depth: int = MAX_DEPTH) -> Any:
+    """The Godot value of a JSON text (``godot.from_json``); ``ValueError`` when the text is
+    not JSON."""
+    with recursion_room(2 * max_depth + 1000):
+        return godot.from_json(json.loads(text), max_depth=max_depth)
+
+
+def godot_decode(data: bytes) -> None:
+    """``decode_prefix`` (byte 0: profile, bit 2 allow_objects), then ``to_json`` and
+    ``encode`` of the value."""
+    if not data:
+        return
+    profile, allow = GODOT_PROFILES[data[0] % 3], bool(data[0] & 4)
+    body = data[1:]
+    kind, result = both_paths(
+        "godot.decode",
+        lambda: godot.decode_prefix(body, profile=profile, allow_objects=allow),
+        lambda r: (_repr(r[0], len(body), "godot.decode"), r[1]))
+    if kind != "ok":
+        return
+    value = result[0]
+    kind, text = outcome("godot.to_json", lambda: godot_json_text(value))
+    if kind == "ok":
+        check_weight("godot.to_json", len(text), len(body))
+    both_paths("godot.encode of a decoded value",
+               lambda: godot.encode(value, profile=profile, full_objects=True))
+
+
+FRAMINGS = ("store_var", "store_var big-endian", "packet_stream", "base64")
+
+
+def godot_framings(data: bytes) -> None:
+    """``iter_vars`` (little/big-endian), ``iter_packets``, ``base64_to_variant`` (byte 0: bits
+    0-1 framing, 2-3 profile, 4 allow_objects)."""
+    if not data:
+        return
+    framing = FRAMINGS[data[0] & 3]
+    opts: dict[str, Any] = {"profile": GODOT_PROFILES[(data[0] >> 2 & 3) % 3],
+                            "allow_objects": bool(data[0] & 16)}
+    body = data[1:]
+    what = f"godot.{framing}"
+
+    def run() -> Any:
+        if framing == "base64":
+            return godot.base64_to_variant(body, **opts)
+        if framing == "packet_stream":
+            return list(godot.iter_packets(body, **opts))
+        return list(godot.iter_vars(body, big_endian=framing != "store_var", **opts))
+
+    both_paths(what, run, lambda v: _repr(v, len(body), what))
+
+
+def godot_inspect(data: bytes) -> None:
+    """``inspect.regions`` and ``render`` (byte 0: profile)."""
+    if not data:
+        return
+    profile = GODOT_PROFILES[data[0] % 3]
+    body = data[1:]
+
+    def run() -> str:
+        return render(body, regions(body, profile=profile))
+
+    # every row shows its path, so the text may grow with depth times rows (depth is capped)
+    kind, text = both_paths("godot.inspect", run)
+    if kind == "ok":
+        check_weight("godot.inspect", len(text), len(body), factor=4096)
+
+
+def godot_from_json(data: bytes) -> None:
+    """``from_json`` of a JSON document, then ``encode`` of the value."""
+    try:
+        json.loads(data)
+    except (ValueError, RecursionError):
+        return  # not JSON: the JSON parser's business, not ours
+    kind, value = outcome("godot.from_json", lambda: godot_from_json_text(data))
+    if kind != "ok":
+        return
+    _repr(value, len(data), "godot.from_json")
+    both_paths("godot.encode of a from_json value",
+               lambda: godot.encode(value, full_objects=True))
+
+
+# ---------------------------------------------------------------------------------------------
+# FlatBuffers
+
+
+@functools.cache
+def fb_schema_texts() -> tuple[str, ...]:
+    """The schemas the buffer targets read against (index: byte 0 of an input, low 4 bits)."""
+    from tests.flatbuffers import fbs_gen
+    from tests.flatbuffers.test_reader import (
+        ALL_SCHEMA,
+        OFFSET64_SCHEMA,
+        SEED_SCHEMA,
+        UNION_VECTOR_SCHEMA,
+        VECTOR64_SCHEMA,
+    )
+
+    texts = [ALL_SCHEMA, SEED_SCHEMA, UNION_VECTOR_SCHEMA, OFFSET64_SCHEMA, VECTOR64_SCHEMA,
+             NODE_SCHEMA]
+    for seed in range(10):
+        text, root = fbs_gen.random_schema(random.Random(seed))
+        texts.append(f"{text}\nroot_type {root};\n" if "root_type" not in text else text)
+    return tuple(texts)
+
+
+@functools.cache
+def fb_schemas() -> tuple[FbsSchema, ...]:
+    return tuple(load_schema(t, filename=f"s{i}.fbs") for i, t in enumerate(fb_schema_texts()))
+
+
+@functools.cache
+def fb_max_fields(index: int) -> int:
+    schema = fb_schemas()[index]
+    return max([len(t.fields) for t in schema.types.values() if isinstance(t, Record)] + [1])
+
+
+def _fb_input(data: bytes) -> tuple[int, FbsSchema, bytes]:
+    index = data[0] % 16 % len(fb_schemas())
+    return index, fb_schemas()[index], data[1:]
+
+
+def fb_verify(data: bytes) -> None:
+    """``verify`` (byte 0: schema, bit 4 size_prefixed)."""
+    if not data:
+        return
+    _, schema, body = _fb_input(data)
+    both_paths("fb.verify", lambda: schema.verify(body, size_prefixed=bool(data[0] & 16)))
+
+
+def fb_decode(data: bytes) -> None:
+    """``decode`` (byte 0: schema, bit 4 size_prefixed, bit 5 defaults)."""
+    if not data:
+        return
+    index, schema, body = _fb_input(data)
+    defaults = bool(data[0] & 32)
+    factor = 64 * (fb_max_fields(index) if defaults else 1)
+    both_paths("fb.decode",
+               lambda: schema.decode(body, size_prefixed=bool(data[0] & 16), defaults=defaults),
+               lambda v: _repr(v, len(body), "fb.decode", factor))
+
+
+TO_JSON_MODES = ({"strict": True}, {"strict": False}, {"strict": True, "defaults": True},
+                 {"strict": False, "defaults": True})
+
+
+def fb_to_json(data: bytes) -> None:
+    """``to_json`` (byte 0: schema, bit 4 size_prefixed, bits 5-6 mode: strict, not strict,
+    defaults)."""
+    if not data:
+        return
+    index, schema, body = _fb_input(data)
+    mode = TO_JSON_MODES[data[0] >> 5 & 3]
+    factor = 64 * (fb_max_fields(index) if mode.get("defaults") else 1)
+    kind, text = both_paths("fb.to_json", lambda: schema.to_json(
+        body, size_prefixed=bool(data[0] & 16), **mode))
+    if kind == "ok":
+        check_weight("fb.to_json", len(text), len(body), factor)
+
+
+def walk(x: Any, budget: list[int]) -> Iterator[Any]:
+    """Everything reachable from a view, as comparable data (errors as their text); stops
+    quietly when ``budget[0]`` steps are spent (a lazy view of a DAG is as large as the
+    caller's walk)."""
+    budget[0] -= 1
+    if budget[0] < 0:
+        yield "budget"
+        return
+    if isinstance(x, TableView):
+        yield ("table", type(x).__name__, x._t)
+        for fp in x._plan.fields:
+            yield from _attempt(lambda fp=fp: getattr(x, fp.name), budget)
+    elif isinstance(x, FlatStructView):
+        yield ("flat", repr(x))
+    elif isinstance(x, LazyStructView):
+        yield ("lazy", x._p)
+        for fp in x._plan.fields:
+            yield from _attempt(lambda fp=fp: getattr(x, fp.name), budget)
+    elif isinstance(x, VectorView):
+        n = len(x)
+        yield ("vector", x._d, n)
+        try:
+            for v in x:
+                yield from walk(v, budget)
+                if budget[0] < 0:
+                    return
+        except Exception as e:
+            yield _failure(e)
+        for i in (0, n - 1, -1, n, -n - 1):
+            yield from _attempt(lambda i=i: x[i], budget)
+    elif isinstance(x, list):
+        for v in x:
+            yield from walk(v, budget)
+    else:
+        yield repr(x)
+
+
+def _failure(e: Exception) -> str:
+    if isinstance(e, IndexError) and str(e) == "vector index out of range":
+        return "IndexError"  # the Sequence protocol's own error
+    from gameserde.errors import GameserdeError
+
+    if not isinstance(e, GameserdeError):
+        raise foreign(e, "fb.view") from e
+    return f"{type(e).__name__}: {e}"
+
+
+def _attempt(fn: Callable[[], Any], budget: list[int]) -> Iterator[Any]:
+    try:
+        value = fn()
+    except Exception as e:
+        yield _failure(e)
+        return
+    yield from walk(value, budget)
+
+
+def fb_view(data: bytes) -> None:
+    """``view`` and a walk over every field, element and index (byte 0: schema, bit 4
+    size_prefixed)."""
+    if not data:
+        return
+    _, schema, body = _fb_input(data)
+
+    def run() -> list[Any]:
+        root = schema.view(body, size_prefixed=bool(data[0] & 16))
+        with recursion_room(4096):
+            return list(walk(root, [4096 + 16 * len(body)]))
+
+    both_paths("fb.view", run)
+
+
+def fb_inspect(data: bytes) -> None:
+    """``annotate`` (flatc --annotate) (byte 0: schema, bit 4 size_prefixed, bit 5 sparse
+    vectors)."""
+    if not data:
+        return
+    _, schema, body = _fb_input(data)
+    kind, text = both_paths("fb.inspect", lambda: annotate(
+        schema, body, size_prefixed=bool(data[0] & 16),
+        include_vector_contents=not data[0] & 32))
+    if kind == "ok":  # a line of about a hundred characters per byte region
+        check_weight("fb.inspect", len(text), len(body), factor=512)
+
+
+def fb_from_json(data: bytes) -> None:
+    """``from_json`` (byte 0: schema, bit 4 size_prefixed, bit 5 strict); what it writes must
+    pass ``verify``."""
+    if not data:
+        return
+    _, schema, body = _fb_input(data)
+    prefixed = bool(data[0] & 16)
+    kind, out = both_paths("fb.from_json", lambda: schema.from_json(
+        body, size_prefixed=prefixed, strict=bool(data[0] & 32)))
+    if kind != "ok" or (prefixed and _prefix_width(schema) == 8):
+        return  # flatc's generated verifier reads a 64-bit size prefix that flatc -b does not write
+    kind, err = outcome("fb.verify of from_json output",
+                        lambda: schema.verify(out, size_prefixed=prefixed))
+    if kind != "ok":
+        raise Finding("invariant", f"from_json wrote a buffer verify rejects: {err}",
+                      "fb.from_json output fails verify")
+
+
+def fb_flexbuffers(data: bytes) -> None:
+    """FlexBuffers ``verify``, ``loads`` and ``to_json`` (strict and not)."""
+    n = len(data)
+    outcome("flexbuffers.verify", lambda: flexbuffers.verify(data))
+    kind, value = outcome("flexbuffers.loads", lambda: flexbuffers.loads(data))
+    if kind == "ok":
+        _repr(value, n, "flexbuffers.loads")
+    for strict in (True, False):
+        kind, text = outcome("flexbuffers.to_json",
+                             lambda strict=strict: flexbuffers.to_json(data, strict=strict))
+        if kind == "ok":
+            check_weight("flexbuffers.to_json", len(text), n)
+
+
+@functools.cache
+def workdir() -> Path:
+    """A private temporary folder (removed at exit) for schema and input files."""
+    path = Path(tempfile.mkdtemp(prefix="gameserde-fuzz-"))
+    atexit.register(shutil.rmtree, path, True)
+    return path
+
+
+INCLUDE_MARK = b"\n//--inc.fbs--\n"
+"""Separates, in an ``fb.load_schema`` input, the root schema from ``inc.fbs``, a file in the
+same folder that the root schema may include."""
+
+
+def fb_load_schema(data: bytes) -> None:
+    """``load_schema`` of ``.fbs`` text with an include file, then ``encode({})`` of its root
+    table; the cost must stay linear in the text and the bytes written."""
+    root, _, inc = data.partition(INCLUDE_MARK)
+    folder = workdir() / "schema"
+    folder.mkdir(exist_ok=True)
+    (folder / "inc.fbs").write_bytes(inc)
+    kind, schema = outcome("fb.load_schema", lambda: load_schema(
+        root, include_paths=[folder], filename=str(folder / "root.fbs")))
+    if kind != "ok" or schema.root is None:
+        return
+    kind, out = both_paths("fb.encode({}) of a fuzzed schema", lambda: schema.encode({}))
+    if kind == "ok":
+        both_paths("fb.decode of encode({})", lambda: schema.decode(out),
+                   lambda v: _repr(v, len(out) + len(data), "fb.decode of encode({})"))
+
+
+# ---------------------------------------------------------------------------------------------
+# The CLI
+
+CLI_STATUSES = {0: "success", 1: "the input or schema is invalid", 2: "usage or file error"}
+"""The exit statuses the CLI documents; any other one is a finding."""
+
+NO_ROOT_SCHEMA = "table T { a:int; s:string; }\n"
+INCLUDING_SCHEMA = 'include "s1.fbs";\ntable Wrap { m:MyGame.Sample.Monster; }\nroot_type Wrap;\n'
+
+
+@functools.cache
+def cli_schema_files() -> tuple[str, ...]:
+    folder = workdir() / "cli"
+    folder.mkdir(exist_ok=True)
+    texts = (*fb_schema_texts(), NO_ROOT_SCHEMA, INCLUDING_SCHEMA)
+    paths = []
+    for i, text in enumerate(texts):
+        path = folder / f"s{i}.fbs"
+        path.write_text(text)
+        paths.append(str(path))
+    return tuple(paths)
+
+
+CLI_VERBS = ("decode", "encode", "verify", "inspect")
+
+
+def cli_argv(data: bytes, input_path: str) -> list[str] | None:
+    """The command line an input names (byte 0: bits 0-1 verb, bit 2 format, for FlatBuffers
+    bits 3-4 the root type; byte 1: the format's options); None for an input too short."""
+    if len(data) < 2:
+        return None
+    a, b = data[0], data[1]
+    verb = CLI_VERBS[a & 3]
+    if a & 4:
+        files = cli_schema_files()
+        schema = files[(b & 31) % len(files)]
+        argv = [verb, "flatbuffers", "--schema", schema, input_path]
+        root = (None, None, "MyGame.Sample.Weapon", "Nope")[a >> 3 & 3]
+        if root:
+            argv += ["--root-type", root]
+        if b & 32:
+            argv.append("--size-prefixed")
+        if b & 64:
+            argv += {"decode": ["--defaults-json"], "encode": ["--strict-json"],
+                     "inspect": ["--annotate-sparse-vectors"], "verify": []}[verb]
+        if b & 128 and verb == "encode":
+            argv.append("--force-defaults")
+        return argv
+    argv = [verb, "godot", input_path, "--profile", GODOT_PROFILES[(b >> 2 & 3) % 3],
+            "--framing", ("raw", "store_var", "packet_stream", "base64")[b & 3]]
+    if b & 16:
+        argv.append("--big-endian")
+    if b & 32:
+        argv += ["--max-depth", str(a >> 3)]
+    if verb == "encode":
+        argv += ["--full-objects", ("auto", "yes", "no", "auto")[b >> 6]]
+    return argv
+
+
+def run_cli(argv: list[str]) -> tuple[int, bytes, str]:
+    """``gameserde.cli.main(argv)`` in this process: (status, stdout bytes, stderr text)."""
+    from gameserde.cli import main
+
+    out = io.BytesIO()
+    err = io.StringIO()
+    saved = sys.stdout
+    sys.stdout = wrapper = io.TextIOWrapper(out, encoding="utf-8")
+    try:
+        with redirect_stderr(err):
+            try:
+                status = main(argv)
+            except SystemExit as e:  # argparse: a verb the format does not have
+                status = e.code if isinstance(e.code, int) else 2
+        wrapper.flush()
+    finally:
+        sys.stdout = saved
+        wrapper.detach()
+    return status, out.getvalue(), err.getvalue()
+
+
+def cli(data: bytes) -> None:
+    """``gameserde.cli.main`` on every verb and format (see :func:`cli_argv`): a documented
+    exit status, no traceback, the same result with and without the accelerators."""
+    path = workdir() / "input"
+    path.write_bytes(data[2:])
+    argv = cli_argv(data, str(path))
+    if argv is None:
+        return
+    _, result = both_paths("cli " + " ".join(argv[:2]), lambda: run_cli(argv))
+    status, stdout, stderr = result
+    what = f"gameserde {' '.join(argv[:2])}"
+    first = stderr.strip().split("\n")[0][:200] if stderr.strip() else ""
+    if "Traceback" in stderr:
+        raise Finding("cli", f"{what} printed a traceback: {stderr.strip().splitlines()[-1]}",
+                      f"{what} traceback {stderr.strip().splitlines()[-1].split(':')[0]}")
+    if status not in CLI_STATUSES:
+        raise Finding("cli", f"{what} exited with undocumented status {status}: {first}",
+                      f"{what} status {status} {first.split(':')[-1].strip()[:40]}")
+    check_weight(what, len(stdout) + len(stderr), len(data), factor=4096)
+
+
+TARGETS: dict[str, Callable[[bytes], None]] = {
+    "godot.decode": godot_decode,
+    "godot.framings": godot_framings,
+    "godot.inspect": godot_inspect,
+    "godot.from_json": godot_from_json,
+    "fb.verify": fb_verify,
+    "fb.decode": fb_decode,
+    "fb.view": fb_view,
+    "fb.to_json": fb_to_json,
+    "fb.inspect": fb_inspect,
+    "fb.from_json": fb_from_json,
+    "fb.flexbuffers": fb_flexbuffers,
+    "fb.load_schema": fb_load_schema,
+    "cli": cli,
+}
+"""Every target by name (the name is also its folder under ``tests/fuzz/corpus``)."""

@@ -1,0 +1,238 @@
+"""Families of growing hostile inputs (``hostile.py``): as the input doubles, the operations
+the pure-Python path runs (Python and builtin calls, counted with ``sys.setprofile``) and the
+peak traced memory of both paths (``tracemalloc``) at most double, up to a small slack; where
+only a claimed length grows, they stay flat. Deterministic: nothing is timed.
+
+The nested-key, DAG and hostile-schema families are the codecs' own tests (issue #7); these
+are the generic shapes: long strings and byte runs, wide containers, nesting to the depth
+cap, and large claimed lengths.
+"""
+
+from __future__ import annotations
+
+import sys
+import tracemalloc
+from collections.abc import Callable
+from itertools import pairwise
+from typing import Any
+
+import pytest
+
+from gameserde import godot
+from gameserde.errors import GameserdeError
+from gameserde.flatbuffers import flexbuffers, load_schema
+from gameserde.godot.inspect import regions, render
+from tests.fuzz import hostile
+from tests.fuzz.harness import accelerated
+from tests.fuzz.known_issues import KNOWN_GROWTH
+from tests.fuzz.targets import godot_from_json_text, godot_json_text
+
+SLACK = 1.3
+"""How much more than proportional a doubling may cost in calls (constant parts, rounding)."""
+
+MEMORY_SLACK = 1.6
+"""How much more than proportional the peak memory may grow over a family's sizes."""
+
+
+def attempt(fn: Callable[[], Any]) -> Any:
+    try:
+        return fn()
+    except GameserdeError as e:
+        return e
+
+
+def calls(fn: Callable[[], Any]) -> int:
+    """Python and builtin calls ``fn`` makes with the accelerators off."""
+    count = 0
+
+    def profile(frame: Any, event: str, arg: Any) -> None:
+        nonlocal count
+        count += event in ("call", "c_call")
+
+    with accelerated(False):
+        attempt(fn)  # warm-up: imports and lazily built tables
+        sys.setprofile(profile)
+        try:
+            attempt(fn)
+        finally:
+            sys.setprofile(None)
+    return count
+
+
+def peak(fn: Callable[[], Any]) -> int:
+    """The larger tracemalloc peak of ``fn`` with the accelerators on and off."""
+    peaks = []
+    for enabled in (True, False):
+        with accelerated(enabled):
+            attempt(fn)
+            tracemalloc.start()
+            try:
+                attempt(fn)
+                peaks.append(tracemalloc.get_traced_memory()[1])
+            finally:
+                tracemalloc.stop()
+    return max(peaks)
+
+
+def assert_linear(make: Callable[[int], bytes], run: Callable[[bytes], Any],
+                  sizes: tuple[int, ...], memory: bool = True) -> None:
+    """Calls at most double (times ``SLACK``) at each doubling of the input; the peak memory,
+    which moves in steps (dict and list capacities are powers of two), grows at most
+    ``MEMORY_SLACK`` times as much as the input from the first size to the last. (tracemalloc
+    walks the whole stack at each allocation: ``memory=False`` for thousands of levels.)"""
+    inputs = [make(n) for n in sizes]
+    costs = [(calls(lambda d=d: run(d)), peak(lambda d=d: run(d)) if memory else 0)
+             for d in inputs]
+    for (d1, (c1, _)), (d2, (c2, _)) in pairwise(zip(inputs, costs, strict=True)):
+        grow = len(d2) / len(d1)
+        assert grow <= 2.2, "the family should about double the input per step"
+        assert c2 <= SLACK * grow * c1 + 2000, (
+            f"calls grew from {c1} to {c2} for {len(d1)} -> {len(d2)} bytes")
+    (d1, (_, m1)), (d2, (_, m2)) = (inputs[0], costs[0]), (inputs[-1], costs[-1])
+    assert m2 <= MEMORY_SLACK * len(d2) / len(d1) * m1 + (64 << 10), (
+        f"peak memory grew from {m1} to {m2} for {len(d1)} -> {len(d2)} bytes")
+
+
+def assert_flat(make: Callable[[int], bytes], run: Callable[[bytes], Any],
+                claims: tuple[int, ...]) -> None:
+    """Only a claimed length grows: the cost must not follow it."""
+    costs = [(calls(lambda d=d: run(d)), peak(lambda d=d: run(d)))
+             for d in (make(n) for n in claims)]
+    c0, m0 = costs[0]
+    for c, m in costs[1:]:
+        assert c <= SLACK * c0 + 200 and m <= SLACK * m0 + (16 << 10), (costs, claims)
+
+
+# ---------------------------------------------------------------------------------------------
+# Godot
+
+@pytest.fixture(autouse=True)
+def _known_growth(request: pytest.FixtureRequest) -> None:
+    reason = KNOWN_GROWTH.get(request.node.name)
+    if reason is not None:
+        request.node.add_marker(pytest.mark.xfail(reason=reason, strict=True))
+
+
+GODOT_FAMILIES = {
+    "long string": (hostile.godot_long_string, (4000, 8000, 16000)),
+    "wide array": (hostile.godot_wide_array, (500, 1000, 2000)),
+    "wide dictionary": (hostile.godot_wide_dictionary, (300, 600, 1200)),
+    "packed floats": (hostile.godot_packed, (2000, 4000, 8000)),
+    "arrays nested to the cap": (hostile.godot_deep_arrays, (256, 512, 1024)),
+}
+GODOT_BEYOND_CAP = (hostile.godot_deep_arrays, (2000, 4000, 8000))
+"""Arrays nested deeper than the default cap, read with ``max_depth`` raised."""
+DEEP = 100_000
+"""The ``max_depth`` the families run with: the largest a caller may choose."""
+
+
+def godot_decode_all(data: bytes) -> Any:
+    value = godot.decode(data, allow_objects=True, max_depth=DEEP)
+    return godot.to_json(value, max_depth=DEEP)
+
+
+@pytest.mark.parametrize("family", [*GODOT_FAMILIES, "arrays nested beyond the cap"])
+def test_godot_decode_grows_linearly(family: str) -> None:
+    make, sizes = GODOT_FAMILIES.get(family, GODOT_BEYOND_CAP)
+    assert_linear(make, godot_decode_all, sizes, memory=family in GODOT_FAMILIES)
+
+
+@pytest.mark.parametrize("family", ["long string", "wide array", "wide dictionary",
+                                    "packed floats"])
+def test_godot_inspect_grows_linearly(family: str) -> None:
+    make, sizes = GODOT_FAMILIES[family]
+    assert_linear(make, lambda d: render(d, regions(d)), tuple(n // 4 for n in sizes))
+
+
+@pytest.mark.parametrize("family", list(GODOT_FAMILIES))
+def test_godot_from_json_grows_linearly(family: str) -> None:
+    make, sizes = GODOT_FAMILIES[family]
+
+    assert_linear(lambda n: godot_json_text(godot.decode(make(n))).encode(),
+                  lambda t: godot.encode(godot_from_json_text(t)), sizes)
+
+
+def test_godot_store_var_records_grow_linearly() -> None:
+    record = godot.store_var({"hp": 1.5, "name": "x"})
+    assert_linear(lambda n: record * n, lambda d: list(godot.iter_vars(d)), (100, 200, 400))
+
+
+def test_godot_claimed_lengths_cost_nothing() -> None:
+    assert_flat(hostile.godot_claimed_array, godot_decode_all, (1 << 10, 1 << 20, 1 << 30))
+    assert_flat(lambda n: hostile.godot_claimed_array(n)[:8] + b"\0" * 8,
+                lambda d: render(d, regions(d)), (1 << 10, 1 << 20, 1 << 30))
+
+
+# ---------------------------------------------------------------------------------------------
+# FlatBuffers
+
+NODE = load_schema(hostile.NODE_SCHEMA)
+
+FB_FAMILIES = {
+    "long string": (hostile.fb_long_string, (4000, 8000, 16000)),
+    "byte vector": (hostile.fb_bytes, (4096, 8192, 16384)),
+    "wide table vector": (hostile.fb_wide, (300, 600, 1200)),
+    "tables nested deeply": (hostile.fb_deep, (50, 100, 200)),
+}
+
+
+def fb_read_all(data: bytes) -> Any:
+    NODE.verify(data)
+    return NODE.decode(data), NODE.to_json(data), NODE.to_json(data, strict=False,
+                                                                defaults=True)
+
+
+@pytest.mark.parametrize("family", list(FB_FAMILIES))
+def test_flatbuffers_read_grows_linearly(family: str) -> None:
+    make, sizes = FB_FAMILIES[family]
+    assert_linear(make, fb_read_all, sizes)
+
+
+@pytest.mark.parametrize("family", list(FB_FAMILIES))
+def test_flatbuffers_from_json_grows_linearly(family: str) -> None:
+    make, sizes = FB_FAMILIES[family]
+    def text(n: int) -> bytes:  # without indentation, which grows with the depth
+        return "".join(line.strip() for line in NODE.to_json(make(n)).split("\n")).encode()
+
+    assert_linear(text, NODE.from_json, sizes)
+
+
+def test_flatbuffers_claimed_lengths_cost_nothing() -> None:
+    assert_flat(hostile.fb_claimed_length, lambda d: (attempt(lambda: NODE.verify(d)),
+                                                      attempt(lambda: NODE.decode(d)),
+                                                      attempt(lambda: NODE.to_json(d))),
+                (1 << 10, 1 << 20, 1 << 30))
+
+
+def schema_with_tables(n: int) -> bytes:
+    return ("".join(f"table T{i} {{ a:int; b:string; c:[T{max(i - 1, 0)}]; }}\n"
+                    for i in range(n)) + f"root_type T{n - 1};\n").encode()
+
+
+def schema_with_enum(n: int) -> bytes:
+    values = ", ".join(f"V{i}" for i in range(n))
+    return f"enum E : int {{ {values} }}\ntable T {{ e:E; }}\nroot_type T;\n".encode()
+
+
+@pytest.mark.parametrize("make", [schema_with_tables, schema_with_enum],
+                         ids=["tables", "enum values"])
+def test_load_schema_grows_linearly(make: Callable[[int], bytes]) -> None:
+    assert_linear(make, load_schema, (100, 200, 400))
+
+
+FLEX_FAMILIES = {
+    "long vector": (lambda n: flexbuffers.dumps(list(range(n))), (1000, 2000, 4000)),
+    "wide map": (lambda n: flexbuffers.dumps({f"k{i}": i for i in range(n)}), (300, 600, 1200)),
+    "long blob": (lambda n: flexbuffers.dumps(b"b" * n), (4000, 8000, 16000)),
+}
+
+
+def flex_all(data: bytes) -> Any:
+    flexbuffers.verify(data)
+    return flexbuffers.loads(data), flexbuffers.to_json(data)
+
+
+@pytest.mark.parametrize("family", list(FLEX_FAMILIES))
+def test_flexbuffers_grow_linearly(family: str) -> None:
+    make, sizes = FLEX_FAMILIES[family]
+    assert_linear(make, flex_all, sizes)
