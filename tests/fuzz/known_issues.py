@@ -38,6 +38,13 @@ KNOWN: list[KnownIssue] = [
                "FlatBuffers to_json expands buffers whose offsets are shared (DAGs)"),
     KnownIssue("#7", "cli", "expansion", r"^gameserde decode flatbuffers: output weight",
                "FlatBuffers decode on the CLI expands buffers whose offsets are shared"),
+    KnownIssue("#7", "fb.encode", "foreign", r"TypeError: can only concatenate str",
+               "FlatBuffers encode of a dict with a key that is not a str raises TypeError"),
+    KnownIssue("#7", "fb.encode", "foreign", r"TypeError: .*\(encoder\.py:numpy_layout\)",
+               "FlatBuffers encode of a numpy array for a union vector's _type field raises "
+               "TypeError"),
+    KnownIssue("#7", "fb.load_schema", "foreign", r"ValueError: embedded null byte",
+               'load_schema of text with include "x\\x00.fbs" raises ValueError'),
 ]
 
 

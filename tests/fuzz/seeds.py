@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import base64
 import functools
+import json
 import random
 from collections.abc import Callable
 from pathlib import Path
@@ -114,6 +115,19 @@ def fb_from_json() -> list[bytes]:
     return out
 
 
+def fb_encode() -> list[bytes]:
+    schemas = targets.fb_schemas()
+    out = []
+    for index, buf in fb_buffers():
+        try:
+            text = json.dumps(schemas[index].decode(buf))
+        except (TypeError, ValueError):
+            continue  # bytes (flexbuffer blobs) have no JSON form
+        out.append(bytes([index]) + text.encode())
+    out.append(bytes([1]) + b'{"name": "x", "inventory": ["~np", 1, 2, 3], "hp": 1}')
+    return out
+
+
 def fb_flexbuffers() -> list[bytes]:
     values: list[object] = [
         None, True, -1, 2**40, 1.5, "text", b"blob", [1, 2, 3], [1.5, "a", None],
@@ -170,6 +184,7 @@ SEEDS: dict[str, Callable[[], list[bytes]]] = {
     "fb.to_json": lambda: _fb(0) + _fb(32)[::4] + _fb(64)[::4],
     "fb.inspect": lambda: [s for s in _fb(0) if len(s) < 1024],
     "fb.from_json": fb_from_json,
+    "fb.encode": fb_encode,
     "fb.flexbuffers": fb_flexbuffers,
     "fb.load_schema": fb_load_schema,
     "cli": cli,

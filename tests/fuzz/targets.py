@@ -321,6 +321,58 @@ def fb_from_json(data: bytes) -> None:
                       "fb.from_json output fails verify")
 
 
+def pythonize(x: Any) -> Any:
+    """A JSON value made into what Python callers may pass: an object key ``"~none"`` becomes
+    None, ``"~b:..."`` bytes and ``"~i:N"`` an int; a list starting with ``"~np"`` a numpy
+    array of the rest (when numpy is installed)."""
+    if isinstance(x, dict):
+        return {_key(k): pythonize(v) for k, v in x.items()}
+    if isinstance(x, list):
+        if x and x[0] == "~np":
+            try:
+                import numpy as np
+
+                return np.array([pythonize(v) for v in x[1:]])
+            except ImportError:
+                return [pythonize(v) for v in x[1:]]
+            except (ValueError, TypeError, OverflowError):
+                return None  # not an array numpy can make
+        return [pythonize(v) for v in x]
+    return x
+
+
+def _key(k: str) -> Any:
+    if k == "~none":
+        return None
+    if k.startswith("~b:"):
+        return k[3:].encode()
+    if k.startswith("~i:") and k[3:].lstrip("-").isdigit():
+        return int(k[3:])
+    return k
+
+
+def fb_encode(data: bytes) -> None:
+    """``encode`` of a Python value (byte 0: schema, bit 4 size_prefixed; then JSON, see
+    :func:`pythonize`); what it writes must pass ``verify``."""
+    if not data:
+        return
+    _, schema, body = _fb_input(data)
+    try:
+        with recursion_room(4096):
+            value = pythonize(json.loads(body))
+    except (ValueError, RecursionError):
+        return
+    prefixed = bool(data[0] & 16)
+    kind, out = both_paths("fb.encode", lambda: schema.encode(value, size_prefixed=prefixed))
+    if kind != "ok" or (prefixed and _prefix_width(schema) == 8):
+        return
+    kind, err = outcome("fb.verify of encode output",
+                        lambda: schema.verify(out, size_prefixed=prefixed))
+    if kind != "ok":
+        raise Finding("invariant", f"encode wrote a buffer verify rejects: {err}",
+                      "fb.encode output fails verify")
+
+
 def fb_flexbuffers(data: bytes) -> None:
     """FlexBuffers ``verify``, ``loads`` and ``to_json`` (strict and not)."""
     n = len(data)
@@ -477,6 +529,7 @@ TARGETS: dict[str, Callable[[bytes], None]] = {
     "fb.to_json": fb_to_json,
     "fb.inspect": fb_inspect,
     "fb.from_json": fb_from_json,
+    "fb.encode": fb_encode,
     "fb.flexbuffers": fb_flexbuffers,
     "fb.load_schema": fb_load_schema,
     "cli": cli,
