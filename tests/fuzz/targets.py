@@ -3,7 +3,7 @@ string that raises :class:`~tests.fuzz.harness.Finding` on a defect (see ``harne
 
 Targets with options take them from the first byte(s) of the input (profile, framing, schema,
 flags), so one byte string names one call and a reproducer is a plain file. The FlatBuffers
-targets read the buffer against a fixed list of schemas (:data:`FB_SCHEMAS`, the reader
+targets read the buffer against a fixed list of schemas (:func:`fb_schema_texts`: the reader
 tests' schemas and random ones of ``fbs_gen``).
 """
 
