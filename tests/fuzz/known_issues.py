@@ -29,9 +29,6 @@ class KnownIssue:
 
 
 KNOWN: list[KnownIssue] = [
-    KnownIssue("#7", "cli", "foreign|cli", r"flatbuffers .*(no root_type|no type named)",
-               "the FlatBuffers CLI fails with a traceback for a schema without root_type "
-               "and for an unknown --root-type"),
     KnownIssue("#7", "fb.decode", "expansion", r"^fb\.decode: output weight",
                "FlatBuffers decode expands buffers whose offsets are shared (DAGs)"),
     KnownIssue("#7", "fb.to_json", "expansion", r"^fb\.to_json: output weight",
