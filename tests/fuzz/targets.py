@@ -26,8 +26,8 @@ from gameserde import godot
 from gameserde._recursion import recursion_room
 from gameserde.flatbuffers import FbsSchema, flexbuffers, load_schema
 from gameserde.flatbuffers.inspect import annotate
-from gameserde.flatbuffers.reader import FlatStructView, LazyStructView, TableView, VectorView
 from gameserde.flatbuffers.verifier import _prefix_width
+from gameserde.flatbuffers.views import FlatStructView, LazyStructView, TableView, VectorView
 from gameserde.godot.inspect import regions, render
 from gameserde.godot.profiles import MAX_DEPTH
 from gameserde.schema.model import Record
