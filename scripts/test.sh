@@ -12,6 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 venv="${GAMESERDE_VENV:-.venv}"
+case "$venv" in /*) ;; *) venv="$PWD/$venv" ;; esac
 python="${PYTHON:-python3}"
 
 # The environment is rebuilt when the requirements, the build hook or the interpreter change;
@@ -46,7 +47,7 @@ if ! command -v godot3-server >/dev/null 2>&1; then
     fi
 fi
 
-export PATH="$PWD/$venv/bin:$PATH"
+export PATH="$venv/bin:$PATH"
 "$venv/bin/python" -m ruff check src tests benchmarks scripts examples hatch_build.py
 "$venv/bin/python" -m mypy
 "$venv/bin/python" -m pytest "$@"
