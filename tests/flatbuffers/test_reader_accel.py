@@ -27,6 +27,7 @@ import pytest
 
 from gameserde.errors import DecodeError, EncodeError
 from gameserde.flatbuffers import Builder, FbsSchema, _accel, load_schema
+from gameserde.flatbuffers._budget import DEFAULT_MAX_EXPANSION, Budget
 from gameserde.flatbuffers._reader_program import OP_GIVEUP, describe, program
 from gameserde.flatbuffers.decoder import decode
 from gameserde.flatbuffers.encoder import encode
@@ -98,10 +99,11 @@ def check_same(schema: FbsSchema, buf: Any, **kw: Any) -> tuple[Any, ...]:
 
 def c_decode(schema: FbsSchema, buf: Any, root_type: str | None = None, *,
              size_prefixed: bool = False, defaults: bool = False) -> Any:
-    """The C entry itself (None: it gave up)."""
+    """The C entry itself (None: it gave up), with the default expansion budget."""
     prog = program(schema, root_type)
     assert prog is not False
-    return _accel.reader.decode(prog, buf, size_prefixed, defaults)
+    limit = Budget(memoryview(buf).nbytes, DEFAULT_MAX_EXPANSION).limit
+    return _accel.reader.decode(prog, buf, size_prefixed, defaults, limit)
 
 
 # ------------------------------------------------------------------------------------------

@@ -36,6 +36,13 @@
  * flatbuffer is its own buffer) before the bytes are touched; a vector's byte size is
  * checked before anything is allocated for it.  The cyclic GC is paused while decoding:
  * everything built is new and acyclic, so a collection could free none of it.
+ *
+ * Expansion budget (gameserde/flatbuffers/_budget.py): offsets may be shared, so decode()
+ * counts, as the reference does, the bytes the value reproduces at every reference -- 4 per
+ * table plus the inline size of its present fields, 4 plus the characters of each string,
+ * 4 plus length x element size of each vector, a union struct member's size, 8 per nested
+ * flatbuffer -- and gives up when the count passes the limit it is given (the reference then
+ * raises the error).
  */
 
 #define PY_SSIZE_T_CLEAN
@@ -421,7 +428,16 @@ rs_compile(PyObject *module, PyObject *arg)
 typedef struct {
     const Program *prog;
     int defaults;
+    int64_t left; /* the expansion budget left: give up below 0 */
 } Ctx;
+
+/* Take n bytes from the expansion budget: true when it ran out (give up). */
+static inline int
+spend(Ctx *c, uint64_t n)
+{
+    c->left -= (int64_t)n;
+    return c->left < 0;
+}
 
 typedef struct {
     const unsigned char *b; /* the current buffer (a nested flatbuffer is its own) */
@@ -582,31 +598,41 @@ vec_header(Buf buf, uint64_t p, uint64_t esize, uint64_t *d, uint64_t *n)
     return 0;
 }
 
-static PyObject *dec_table(const Ctx *c, Buf buf, uint64_t t, const Table *tab, int depth);
+/* dec_string() within the expansion budget: 4 bytes and the string's characters. */
+static PyObject *
+dec_string_counted(Ctx *c, Buf buf, uint64_t p)
+{
+    PyObject *s = dec_string(buf, p);
+    if (s != NULL && spend(c, 4 + (uint64_t)PyUnicode_GET_LENGTH(s)))
+        Py_CLEAR(s);
+    return s;
+}
+
+static PyObject *dec_table(Ctx *c, Buf buf, uint64_t t, const Table *tab, int depth);
 
 /* A union member referenced from p, `tag` giving its type. */
 static PyObject *
-dec_member(const Ctx *c, Buf buf, uint64_t p, const UnionDef *u, unsigned tag, int depth)
+dec_member(Ctx *c, Buf buf, uint64_t p, const UnionDef *u, unsigned tag, int depth)
 {
     int kind = u->kind[tag];
     if (kind == U_NONE)
         Py_RETURN_NONE;
     if (kind == U_STRING)
-        return dec_string(buf, p);
+        return dec_string_counted(c, buf, p);
     if (p + 4 > buf.len)
         return NULL;
     uint64_t target = p + ld_u32(buf.b + p);
     if (kind == U_TABLE)
         return dec_table(c, buf, target, &c->prog->tables[u->index[tag]], depth + 1);
     const Struct *s = &c->prog->structs[u->index[tag]];
-    if (target + s->size > buf.len)
+    if (target + s->size > buf.len || spend(c, s->size))
         return NULL;
     return dec_struct(c->prog, s, buf.b + target);
 }
 
 /* A table field's vector (ops OP_VEC_*); vt/vs for a union vector's _type vector. */
 static PyObject *
-dec_vector(const Ctx *c, Buf buf, uint64_t t, uint64_t vt, unsigned vs, const Field *f,
+dec_vector(Ctx *c, Buf buf, uint64_t t, uint64_t vt, unsigned vs, const Field *f,
            uint64_t p, int depth)
 {
     const Program *prog = c->prog;
@@ -634,6 +660,8 @@ dec_vector(const Ctx *c, Buf buf, uint64_t t, uint64_t vt, unsigned vs, const Fi
         if (tn < n)
             return NULL;
     }
+    if (spend(c, 4 + n * esize))
+        return NULL;
     /* n * esize <= len was checked: the list is at most 8 pointers per buffer byte */
     PyObject *out = PyList_New((Py_ssize_t)n);
     if (out == NULL)
@@ -647,7 +675,7 @@ dec_vector(const Ctx *c, Buf buf, uint64_t t, uint64_t vt, unsigned vs, const Fi
             x = scalar(f->a, b + q);
             break;
         case OP_VEC_STRING:
-            x = dec_string(buf, q);
+            x = dec_string_counted(c, buf, q);
             break;
         case OP_VEC_STRUCT:
             x = dec_struct(prog, &prog->structs[f->a], b + q);
@@ -670,9 +698,9 @@ dec_vector(const Ctx *c, Buf buf, uint64_t t, uint64_t vt, unsigned vs, const Fi
 
 /* The table at t (the reference's _mk_table checks, then _decode_table). */
 static PyObject *
-dec_table(const Ctx *c, Buf buf, uint64_t t, const Table *tab, int depth)
+dec_table(Ctx *c, Buf buf, uint64_t t, const Table *tab, int depth)
 {
-    if (depth > MAX_DEPTH)
+    if (depth > MAX_DEPTH || spend(c, 4))
         return NULL;
     const unsigned char *b = buf.b;
     if (t + 4 > buf.len)
@@ -699,13 +727,18 @@ dec_table(const Ctx *c, Buf buf, uint64_t t, const Table *tab, int depth)
         }
         uint64_t p = (uint64_t)t + o;
         PyObject *v = NULL;
+        /* the field's inline bytes (for OP_GIVEUP: nothing is read) */
+        uint64_t wire = f->op == OP_SCALAR ? sc_size[f->a]
+                        : f->op == OP_STRUCT ? prog->structs[f->a].size : 4;
+        if (spend(c, wire))
+            goto fail;
         switch (f->op) {
         case OP_SCALAR:
             if (p + sc_size[f->a] <= buf.len)
                 v = scalar(f->a, b + p);
             break;
         case OP_STRING:
-            v = dec_string(buf, p);
+            v = dec_string_counted(c, buf, p);
             break;
         case OP_STRUCT: {
             const Struct *s = &prog->structs[f->a];
@@ -719,7 +752,7 @@ dec_table(const Ctx *c, Buf buf, uint64_t t, const Table *tab, int depth)
             break;
         case OP_NESTED: {
             uint64_t d, n;
-            if (vec_header(buf, p, 1, &d, &n) == 0 && n >= 4) {
+            if (vec_header(buf, p, 1, &d, &n) == 0 && n >= 4 && !spend(c, 8)) {
                 Buf inner = {b + d, n};
                 v = dec_table(c, inner, ld_u32(inner.b), &prog->tables[f->a], depth + 1);
             }
@@ -753,16 +786,17 @@ fail:
 }
 
 PyDoc_STRVAR(decode_doc,
-"decode(program, buf, size_prefixed, defaults) -> dict | None\n\n"
+"decode(program, buf, size_prefixed, defaults, limit) -> dict | None\n\n"
 "The root table of buf decoded as the reference decode() does, or None: give up (run the\n"
-"reference). Raises only MemoryError.");
+"reference), also when the value reproduces more than limit bytes (the expansion budget).\n"
+"Raises only MemoryError.");
 
 static PyObject *
 rs_decode(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)module;
-    if (nargs != 4) {
-        PyErr_SetString(PyExc_TypeError, "decode() takes 4 arguments");
+    if (nargs != 5) {
+        PyErr_SetString(PyExc_TypeError, "decode() takes 5 arguments");
         return NULL;
     }
     const Program *prog = PyCapsule_GetPointer(args[0], CAPSULE_NAME);
@@ -772,6 +806,13 @@ rs_decode(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     int defaults = PyObject_IsTrue(args[3]);
     if (size_prefixed < 0 || defaults < 0)
         return NULL;
+    long long limit = PyLong_AsLongLong(args[4]);
+    if (limit == -1 && PyErr_Occurred())
+        return NULL;
+    if (limit < 0) {
+        PyErr_SetString(PyExc_ValueError, "decode(): the limit must not be negative");
+        return NULL;
+    }
 #if PY_BIG_ENDIAN
     Py_RETURN_NONE; /* the scalar readers assume a little-endian host */
 #endif
@@ -790,7 +831,7 @@ rs_decode(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     }
     if (start + 4 > buf.len)
         goto done;
-    Ctx c = {prog, defaults};
+    Ctx c = {prog, defaults, (int64_t)limit};
     int gc_was_enabled = PyGC_Disable();
     result = dec_table(&c, buf, start + ld_u32(buf.b + start), &prog->tables[prog->root], 0);
     if (gc_was_enabled)

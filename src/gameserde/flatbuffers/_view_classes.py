@@ -210,9 +210,10 @@ class TableView:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, TableView):
             return NotImplemented
-        from gameserde.flatbuffers.decoder import _decode_table
+        from gameserde.flatbuffers.decoder import _decode_table, _default_budget
 
-        return _decode_table(self, False) == _decode_table(other, False)
+        return (_decode_table(self, False, _default_budget(self._b))
+                == _decode_table(other, False, _default_budget(other._b)))
 
     __hash__ = None  # type: ignore[assignment]
 
@@ -373,10 +374,11 @@ class VectorView(Sequence[Any]):
     __hash__ = None  # type: ignore[assignment]
 
     def tolist(self) -> list[Any]:
-        """The elements, fully decoded (dicts for tables and structs)."""
-        from gameserde.flatbuffers.decoder import _decode_vector
+        """The elements, fully decoded (dicts for tables and structs), within the default
+        expansion budget of :func:`~gameserde.flatbuffers.decoder.decode`."""
+        from gameserde.flatbuffers.decoder import _decode_vector, _default_budget
 
-        return _decode_vector(self, False)
+        return _decode_vector(self, False, _default_budget(self._b))
 
     def numpy(self) -> Any:
         """A zero-copy ``numpy`` view (read-only) of a vector of scalars or structs."""

@@ -100,7 +100,7 @@ class _Elem:
 
 class _FieldPlan:
     __slots__ = ("always", "bits", "default", "deprecated", "elem", "enum", "flex", "get", "kind",
-                 "name", "plan", "scalar", "slot", "type", "union", "union_type_of")
+                 "name", "plan", "scalar", "slot", "type", "union", "union_type_of", "wire")
 
     def __init__(self, name: str, slot: int, kind: int, type: ModelType) -> None:
         self.name = name
@@ -119,6 +119,7 @@ class _FieldPlan:
         self.union_type_of: str | None = None
         self.bits = 0
         self.flex = False  # a flexbuffer field (kind VECTOR): decoded/printed as a FlexBuffer
+        self.wire = 0  # a table field's inline bytes (for the expansion budget, see _budget)
 
 
 def _none(_: Any) -> None:
@@ -415,6 +416,7 @@ def _table_plan(c: _Compiled, name: str) -> _TablePlan:
     wide: set[str] = set()  # 64-bit offsets: the reference getters only
     for f in rec.fields:
         fp = _FieldPlan(f.name, f.attributes["flatbuffers.voffset"], SCALAR, f.type)
+        fp.wire = f.attributes["flatbuffers.size"]
         fp.deprecated = f.deprecated
         fp.default = f.default
         t = f.type

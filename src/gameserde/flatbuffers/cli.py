@@ -8,6 +8,7 @@ from pathlib import Path
 
 from gameserde.cli import CommandError
 from gameserde.errors import DecodeError
+from gameserde.flatbuffers._budget import DEFAULT_JSON_EXPANSION
 from gameserde.flatbuffers.schema import FbsSchema, FbsSchemaError, load_schema
 from gameserde.schema.model import Record
 
@@ -38,6 +39,12 @@ def add_arguments(verb: str, parser: argparse.ArgumentParser) -> None:
     if verb == "decode":
         parser.add_argument("--defaults-json", action="store_true",
                             help="also print absent scalars with their defaults")
+        parser.add_argument("--max-expansion", type=_factor, default=DEFAULT_JSON_EXPANSION,
+                            metavar="FACTOR",
+                            help="refuse to print more than FACTOR times the binary's size "
+                                 "plus 4096 characters (offsets may be shared: a small "
+                                 f"buffer can stand for a huge tree; default "
+                                 f"{DEFAULT_JSON_EXPANSION}, inf: no limit)")
     if verb == "encode":
         parser.add_argument("--strict-json", action="store_true",
                             help="require quoted keys and no trailing commas")
@@ -47,6 +54,13 @@ def add_arguments(verb: str, parser: argparse.ArgumentParser) -> None:
         parser.add_argument("--annotate-sparse-vectors", action="store_true",
                             help="show only the first and last element of long vectors "
                                  "(as flatc --annotate-sparse-vectors)")
+
+
+def _factor(text: str) -> float:
+    value = float(text)
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"not a factor >= 0: {text}")
+    return value
 
 
 def _schema(args: argparse.Namespace) -> tuple[FbsSchema, str]:
@@ -76,7 +90,7 @@ def _schema(args: argparse.Namespace) -> tuple[FbsSchema, str]:
 def decode(args: argparse.Namespace, data: bytes) -> bytes:
     schema, root = _schema(args)
     text = schema.to_json(data, root, size_prefixed=args.size_prefixed,
-                          defaults=args.defaults_json)
+                          defaults=args.defaults_json, max_expansion=args.max_expansion)
     return text.encode("utf-8")
 
 

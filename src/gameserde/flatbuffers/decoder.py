@@ -10,6 +10,11 @@ left out because no verifier checks them: every buffer that passes
 strings that are not valid UTF-8 (which verifiers do not check either) keep their bad bytes as
 U+DC80..U+DCFF (``surrogateescape``); ``to_json`` refuses them as flatc does.
 
+Offsets may be shared (a 380-byte buffer can stand for a tree of 2^19 tables), and a shared
+part is copied at every reference: :func:`decode` stops at an expansion budget,
+``max_expansion`` times the buffer's size (see :mod:`~gameserde.flatbuffers._budget`), with a
+:class:`~gameserde.errors.DecodeError`.
+
 It walks the lazy views of :mod:`~gameserde.flatbuffers.views` (whose module doc says what is
 and is not checked); the C decoder (``_accel``, driven by
 :mod:`~gameserde.flatbuffers._reader_program`) does the same in one pass when it is built.
@@ -26,6 +31,7 @@ from typing import Any, TypeVar
 
 from gameserde.errors import DecodeError
 from gameserde.flatbuffers import _accel, flexbuffers
+from gameserde.flatbuffers._budget import DEFAULT_MAX_EXPANSION, Budget
 from gameserde.flatbuffers._view_classes import (
     _NATIVE_LE,
     _U16,
@@ -40,6 +46,7 @@ from gameserde.flatbuffers._view_classes import (
     StructView,
     TableView,
     VectorView,
+    _error,
     _path_of,
 )
 from gameserde.flatbuffers._view_plans import _CACHE_ATTR, _Compiled
@@ -68,28 +75,45 @@ def _decode_struct(v: StructView) -> dict[str, Any]:
     return out
 
 
-def _decode_value(fp_kind: int, value: Any, defaults: bool) -> Any:
-    if fp_kind == STRUCT:
-        return _decode_struct(value)
-    if fp_kind in (TABLE, NESTED):
-        return _decode_table(value, defaults)
-    return value
+def _default_budget(b: memoryview) -> Budget:
+    return Budget(b.nbytes, DEFAULT_MAX_EXPANSION)
 
 
-def _decode_vector(vec: VectorView, defaults: bool) -> list[Any]:
+def _spend(budget: Budget, cost: int, offset: int, owner: Any, step: str | int | None) -> None:
+    """Take ``cost`` bytes from the expansion ``budget``, or raise its error at ``offset``
+    (in ``owner``'s ``step``) when it runs out."""
+    budget.left -= cost
+    if budget.left < 0:
+        raise _error(budget.message(), offset, owner, step)
+
+
+def _decode_vector(vec: VectorView, defaults: bool, budget: Budget) -> list[Any]:
     el = vec._el
     kind = el.kind
+    n = vec._n
+    _spend(budget, 4 + n * el.size, vec._d - 4, vec._par, vec._step)
     if kind == SCALAR and _NATIVE_LE:
-        body: Any = vec._b[vec._d:vec._d + vec._n * el.size]
+        body: Any = vec._b[vec._d:vec._d + n * el.size]
         values: list[Any] = body.cast(el.fmt).tolist()
         return values
-    if kind in (SCALAR, STRING):
+    if kind == SCALAR:
         return list(vec)
     if kind == STRUCT:
         return [_decode_struct(x) for x in vec]
     if kind == TABLE:
-        return [_decode_table(x, defaults) for x in vec]
-    return [_decode_member(x, defaults) for x in vec]
+        return [_decode_table(x, defaults, budget) for x in vec]
+    get = el.get
+    if kind == STRING:
+        out = []
+        for i in range(n):
+            value = get(vec, i)
+            budget.left -= 4 + len(value)
+            if budget.left < 0:
+                raise _error(budget.message(), vec._d + 4 * i, vec, i)
+            out.append(value)
+        return out
+    return [_decode_member(get(vec, i), defaults, budget, vec._d + 4 * i, vec, i)
+            for i in range(n)]
 
 
 def _flex_bytes(vec: VectorView) -> bytes:
@@ -101,19 +125,32 @@ def _flex_decode(vec: VectorView) -> Any:
     return flexbuffers._loads(_flex_bytes(vec), vec._d, _path_of(vec), "flatbuffers")
 
 
-def _decode_member(value: Any, defaults: bool) -> Any:
+def _member_cost(value: Any) -> int:
+    """What a union member that is not a table reproduces: a struct's size, a string's
+    length field and characters."""
+    if isinstance(value, StructView):
+        size: int = value._plan.size
+        return size
+    return 0 if value is None else 4 + len(value)
+
+
+def _decode_member(value: Any, defaults: bool, budget: Budget, at: int, owner: Any,
+                   step: str | int) -> Any:
+    """A union member (``at``: where its offset was read)."""
     if isinstance(value, TableView):
-        return _decode_table(value, defaults)
+        return _decode_table(value, defaults, budget)
+    _spend(budget, _member_cost(value), at, owner, step)
     if isinstance(value, StructView):
         return _decode_struct(value)
     return value
 
 
-def _decode_table(v: TableView, defaults: bool) -> dict[str, Any]:
+def _decode_table(v: TableView, defaults: bool, budget: Budget) -> dict[str, Any]:
     out: dict[str, Any] = {}
     vs = v._vs
     b = v._b
     vt = v._vt
+    cost = 4  # its vtable offset, then its scalars: taken with the next field that is not
     for fp in v._plan.fields:
         slot = fp.slot
         if fp.deprecated:  # not part of the schema's data (and no verifier checks them)
@@ -121,21 +158,38 @@ def _decode_table(v: TableView, defaults: bool) -> dict[str, Any]:
         if slot < vs and _U16(b, vt + slot)[0]:
             value = fp.get(v)
             kind = fp.kind
-            if kind == VECTOR:
-                value = _flex_decode(value) if fp.flex else _decode_vector(value, defaults)
-            elif kind == UNION:
-                value = _decode_member(value, defaults)
-            elif kind != SCALAR and kind != STRING:
-                value = _decode_value(kind, value, defaults)
+            cost += fp.wire
+            if kind != SCALAR:
+                if kind == STRING:
+                    cost += 4 + len(value)
+                elif kind == NESTED:
+                    cost += 8  # its length and root offset
+                elif fp.flex:
+                    cost += 4 + value._n
+                budget.left -= cost
+                cost = 0
+                if budget.left < 0:
+                    raise _error(budget.message(), v._t + _U16(b, vt + slot)[0], v, fp.name)
+                if kind == VECTOR:
+                    value = (_flex_decode(value) if fp.flex
+                             else _decode_vector(value, defaults, budget))
+                elif kind == UNION:
+                    value = _decode_member(value, defaults, budget,
+                                           v._t + _U16(b, vt + slot)[0], v, fp.name)
+                elif kind == STRUCT:
+                    value = _decode_struct(value)
+                elif kind != STRING:  # TABLE, NESTED
+                    value = _decode_table(value, defaults, budget)
             out[fp.name] = value
         elif (defaults or fp.always) and fp.scalar and not fp.deprecated:
             out[fp.name] = fp.default
+    _spend(budget, cost, v._t, v, None)
     return out
 
 
 def decode(schema: FbsSchema, buf: Any, root_type: str | None = None, *,
-           size_prefixed: bool = False, defaults: bool = False,
-           cls: type[T] | None = None) -> Any:
+           size_prefixed: bool = False, defaults: bool = False, cls: type[T] | None = None,
+           max_expansion: float | None = DEFAULT_MAX_EXPANSION) -> Any:
     """The whole buffer as plain dicts and lists (or ``cls``, a dataclass, filled by field
     name). Fields are those ``flatc --json`` prints but deprecated ones: present ones, plus
     (``defaults=True``) absent non-deprecated scalars with their defaults (None for optional
@@ -143,7 +197,13 @@ def decode(schema: FbsSchema, buf: Any, root_type: str | None = None, *,
     are ints; unions give ``x_type`` (int) and ``x``; nested flatbuffers give dicts;
     ``flexbuffer`` fields give the FlexBuffer's value (dicts, lists, str, int, float, bool,
     None, bytes for blobs: :func:`gameserde.flatbuffers.flexbuffers.loads`), not its bytes
-    (:func:`~gameserde.flatbuffers.views.view` keeps the raw ``[ubyte]`` vector)."""
+    (:func:`~gameserde.flatbuffers.views.view` keeps the raw ``[ubyte]`` vector).
+
+    Offsets may be shared, and a shared part is copied at every reference: the value may
+    reproduce at most ``max_expansion`` times the buffer's size (bytes of tables, strings and
+    vectors, counted at every reference; a buffer without shared offsets needs 1, see
+    :mod:`~gameserde.flatbuffers._budget`), else :class:`DecodeError`; None: no limit."""
+    budget = Budget(len(buf) if type(buf) is bytes else memoryview(buf).nbytes, max_expansion)
     data = None
     if _accel.reader is not None and _accel.ENABLED:  # the C decoder, None when it gives up
         c: _Compiled | None = schema.__dict__.get(_CACHE_ATTR)
@@ -153,11 +213,11 @@ def decode(schema: FbsSchema, buf: Any, root_type: str | None = None, *,
 
             prog = program(schema, root_type)
         if prog is not False:
-            data = _accel.reader.decode(prog, buf, size_prefixed, defaults)
+            data = _accel.reader.decode(prog, buf, size_prefixed, defaults, budget.limit)
     if data is None:
         root = view(schema, buf, root_type, size_prefixed=size_prefixed)
         try:
-            data = _decode_table(root, defaults)
+            data = _decode_table(root, defaults, budget)
         except RecursionError:
             raise DecodeError("tables nested too deeply", offset=root._t,
                               format="flatbuffers") from None
