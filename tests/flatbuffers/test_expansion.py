@@ -87,9 +87,9 @@ def test_errors_name_the_budget_and_how_to_raise_it() -> None:
         e = info.value
         assert e.message == (
             f"the text would have more than {int(2.5 * len(buf)) + 4096} characters "
-            f"(max_expansion=2.5 times the {len(buf)}-byte buffer, and 4096): its offsets "
-            "share data, copied at every reference; a larger max_expansion allows more (None "
-            "or inf: no limit)")
+            f"(max_expansion=2.5 times the {len(buf)}-byte buffer, and 4096): shared offsets "
+            "print their data at every reference, deep nesting indents every line; a larger "
+            "max_expansion allows more (None or inf: no limit)")
         assert e.path.startswith("$.kids[0]") and e.offset is not None and e.offset < len(buf)
     for bad in (-1, math.nan, "2", True):
         with pytest.raises(ValueError, match="max_expansion must be a number"):

@@ -29,12 +29,6 @@ class KnownIssue:
 
 
 KNOWN: list[KnownIssue] = [
-    KnownIssue("#7", "fb.decode", "expansion", r"^fb\.decode: output weight",
-               "FlatBuffers decode expands buffers whose offsets are shared (DAGs)"),
-    KnownIssue("#7", "fb.to_json", "expansion", r"^fb\.to_json: output weight",
-               "FlatBuffers to_json expands buffers whose offsets are shared (DAGs)"),
-    KnownIssue("#7", "cli", "expansion", r"^gameserde decode flatbuffers: output weight",
-               "FlatBuffers decode on the CLI expands buffers whose offsets are shared"),
     KnownIssue("#7", "fb.encode", "foreign", r"TypeError: can only concatenate str",
                "FlatBuffers encode of a dict with a key that is not a str raises TypeError"),
     KnownIssue("#7", "fb.encode", "foreign", r"TypeError: data type .* not understood",

@@ -54,6 +54,14 @@ def _flex_text(vec: VectorView, strict: bool) -> str:
     return flexbuffers._to_json(_flex_bytes(vec), strict, vec._d, _path_of(vec), "flatbuffers")
 
 
+def _target(b: memoryview, p: int) -> int:
+    """Where the uoffset at ``p`` leads (``p`` itself when either is past the end)."""
+    if p + 4 > len(b):
+        return p
+    target: int = p + _U32(b, p)[0]
+    return target if target < len(b) else p
+
+
 # ---------------------------------------------------------------------------------------------
 # flatc-style JSON
 
@@ -96,9 +104,10 @@ class _Json:
         if self.written + ahead > self.limit:
             raise DecodeError(
                 f"the text would have more than {self.limit} characters (max_expansion="
-                f"{self.factor:g} times the {self.size}-byte buffer, and 4096): its offsets "
-                "share data, copied at every reference; a larger max_expansion allows more "
-                "(None or inf: no limit)", format="flatbuffers")
+                f"{self.factor:g} times the {self.size}-byte buffer, and 4096): shared offsets "
+                "print their data at every reference, deep nesting indents every line; a "
+                "larger max_expansion allows more (None or inf: no limit)",
+                format="flatbuffers")
 
 
     def scalar(self, fp: _FieldPlan, value: Any) -> str:
@@ -209,7 +218,7 @@ class _Json:
                 raise
             p = vec._d + i * vec._el.size
             if vec._el.kind != SCALAR:
-                p += _U32(vec._b, p)[0]
+                p = _target(vec._b, p)
             raise _error(e.message, p, vec, i) from None
 
     def table(self, v: TableView, ind: str, schema: FbsSchema) -> None:
@@ -251,11 +260,13 @@ class _Json:
                 except DecodeError as e:
                     if e.offset is not None:
                         raise
-                    # a string or union tag flatc does not print, the budget running out
-                    p = v._t + _U16(v._b, v._vt + fp.slot)[0]
+                    # a string or union tag flatc does not print, the budget running out:
+                    # where the value is (or, past the end, its vtable entry)
+                    at = v._vt + fp.slot
+                    p = v._t + _U16(b, at)[0]
                     if kind != SCALAR and kind != STRUCT:
-                        p += _U32(v._b, p)[0]
-                    raise _error(e.message, p, v, fp.name) from None
+                        p = _target(b, p)
+                    raise _error(e.message, p if p < len(b) else at, v, fp.name) from None
             elif (self.defaults or fp.always) and fp.scalar and not fp.deprecated:
                 default = fp.default
                 if fp.bits == 32 and default is not None:  # flatc reads it as a float
