@@ -10,6 +10,7 @@ it, recorded once so that no flatc is needed here. Every case is checked in ever
 * verify: ``verify`` gives the verdict of the C++ verifier flatc generates;
 * JSON: ``to_json`` prints flatc's ``--json --strict-json`` text, with ``--defaults-json`` and
   without ``--strict-json``; where flatc fails cleanly, ``to_json`` raises ``DecodeError``;
+  where flatc aborts, our text is checked against ``flatc -b`` (the one use of flatc here);
 * rebuild: ``from_json`` of flatc's JSON gives flatc's rebuilt bytes (``flatc -b``), and of a
   checked-in JSON document the bytes flatc made from it (or flatc's rejection);
 * encode: ``encode`` of flatc's JSON as Python values gives the same bytes;
@@ -35,6 +36,8 @@ import math
 import os
 import pickle
 import re
+import subprocess
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -56,6 +59,7 @@ from gameserde.schema.model import (
     Union,
 )
 from gameserde.schema.model import Type as ModelType
+from tests.flatbuffers.flatc_tool import flatc
 
 CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "flatbuffers-real"
 
@@ -195,6 +199,29 @@ def _json_cases() -> list[tuple[str, str]]:
     return out
 
 
+def _check_where_flatc_aborts(c: Any, options: dict[str, Any]) -> None:
+    """flatc aborts printing this buffer (an assertion in its JSON printer), so there is no
+    text to compare with: we refuse it too, or print text that flatc reads (``flatc -b``) into
+    the bytes ``from_json`` makes of it. (For vector64 fields those bytes do not read back to
+    the same values: flatc's builder misplaces them, and ``from_json`` matches flatc.)"""
+    try:
+        text = c.schema.to_json(c.buf, **c.opts, **options)
+    except DecodeError:
+        return
+    ours = c.schema.from_json(text, **c.opts)
+    with tempfile.TemporaryDirectory() as tmp:
+        doc = Path(tmp) / "doc.json"
+        doc.write_text(text)
+        schema = c.dir / c.meta["schema"]
+        includes = [a for p in c.meta.get("include_paths", []) for a in ("-I", str(c.dir / p))]
+        if c.meta["size_prefixed"]:
+            includes.append("--size-prefixed")
+        subprocess.run([flatc(), "-b", *includes, "-o", tmp, "--root-type",
+                        c.meta["root_type"], str(schema), str(doc)], check=True,
+                       capture_output=True)
+        assert (Path(tmp) / "doc.bin").read_bytes() == ours
+
+
 @pytest.mark.parametrize(("name", "mode"), _json_cases())
 def test_to_json_as_flatc(name: str, mode: str) -> None:
     c = case(name)
@@ -204,7 +231,8 @@ def test_to_json_as_flatc(name: str, mode: str) -> None:
     if expected is None:
         failure = c.meta[key + "_error"]
         if failure["rc"] != 1:
-            pytest.skip(f"flatc aborts here ({c.meta.get('notes', failure['stderr'][:80])})")
+            _check_where_flatc_aborts(c, options)
+            return
         with pytest.raises(DecodeError):
             c.schema.to_json(c.buf, **c.opts, **options)
         return
