@@ -56,11 +56,16 @@ _K_INT, _K_FLOAT, _K_STRUCT, _K_STRING, _K_VECTOR, _K_TABLE, _K_UNION, _K_UVEC =
 
 
 _MISSING: Any = object()
+_Packer = struct.Struct  # (the name ``struct`` is a method of _Plans)
 
 
 class _StructPlan:
-    __slots__ = ("align", "fields", "getter", "key_index", "key_scalar", "name", "packer",
-                 "short", "size", "slots")
+    """How a struct is packed: ``packer`` has one code per field (a scalar, ``{n}{code}`` for
+    an array of scalars, ``{size}s`` for a struct or an array of structs, packed by their own
+    plans) and the padding, so a plan does not grow with array lengths or struct sizes."""
+
+    __slots__ = ("align", "fields", "getter", "key", "key_offset", "name", "packer", "short",
+                 "size")
 
     def __init__(self) -> None:
         self.name = ""
@@ -68,11 +73,11 @@ class _StructPlan:
         self.size = 0
         self.align = 1
         self.packer: struct.Struct | None = None
-        # (name, flatten function) per field
+        # (name, flatten function) per field: appends the field's values for packer
         self.fields: list[tuple[str, Callable[[Any, list[Any]], None]]] = []
-        self.slots = 0
-        self.key_index = -1  # index into the flat value list of the key scalar
-        self.key_scalar = False
+        # the first scalar of the key field, which flatc sorts vectors of the struct by
+        self.key: struct.Struct | None = None
+        self.key_offset = 0
         # fast path for structs of plain scalars: the field values of a dict, in order
         self.getter: Callable[[Any], tuple[Any, ...]] | None = None
 
@@ -115,6 +120,38 @@ class _StructPlan:
             raise _err(f"expected an object for struct {self.short}, got "
                        f"{type(value).__name__}")
         return out
+
+    def nested(self, v: Any) -> bytes:
+        """The struct's bytes as the value of a field (or array element) of another struct,
+        checked as flatc checks a nested struct; ``struct.error`` is the caller's."""
+        out: list[Any] = []
+        fields = self.fields
+        if isinstance(v, Mapping):
+            if isinstance(v, Irregular):
+                v = _resolve_irregular(v, None)
+            if len(v) != len(fields):
+                raise _err(f"struct: wrong number of initializers: {self.short}")
+            for n, flat in fields:
+                if n not in v:
+                    raise _err(f"struct: wrong number of initializers: {self.short}")
+                try:
+                    flat(v[n], out)
+                except EncodeError as exc:
+                    raise _add(exc, f".{n}") from None
+        elif isinstance(v, (list, tuple)) and len(v) == len(fields):
+            for (_, flat), x in zip(fields, v, strict=True):
+                flat(x, out)
+        elif dataclasses.is_dataclass(v) and not isinstance(v, type):
+            for n, flat in fields:
+                try:
+                    x = getattr(v, n)
+                except AttributeError:
+                    raise _err(f"struct: wrong number of initializers: {self.short}") from None
+                flat(x, out)
+        else:
+            raise _err(f"expected an object for struct {self.short}")
+        assert self.packer is not None
+        return self.packer.pack(*out)
 
     def pack(self, value: Any) -> bytes:
         getter = self.getter
@@ -227,6 +264,8 @@ class _Plans:
             return np.dtype("<" + f.np_format), None
         sp: _StructPlan = f.elem
         want = struct_dtype(self.schema, sp.name)
+        if want is None:  # too large for numpy
+            return None, None
         fields = [want.fields[name][0] for name in want.names]
         first = fields[0]
         if (first.names is None and first.shape == () and all(x == first for x in fields)
@@ -279,85 +318,86 @@ class _Plans:
         plan.align = layout.align
         fmt: list[str] = ["<"]
         pos = 0
-        count = 0
-
-        def emit(t: ModelType, offset: int,
-                 hash_fn: Any = None) -> Callable[[Any, list[Any]], None]:
-            nonlocal pos, count
-            sc = self.scalar(t)
-            if sc is not None and isinstance(hash_fn, str):
-                sc = _hash_converter(sc, hash_fn)
-            if sc is not None:
-                if offset > pos:
-                    fmt.append(f"{offset - pos}x")
-                fmt.append(sc.fmt)
-                pos = offset + sc.size
-                count += 1
-                conv = sc.conv
-
-                def flat_scalar(v: Any, out: list[Any]) -> None:
-                    out.append(conv(v))
-                return flat_scalar
-            if isinstance(t, Ref):
-                sub = self.struct(t.name)
-                sub_layout = self.schema.struct_layout(t.name)
-                parts = [(f.name, emit(f.type, offset + f.offset)) for f in sub_layout.fields]
-                if offset + sub.size > pos:
-                    fmt.append(f"{offset + sub.size - pos}x")
-                    pos = offset + sub.size
-                short = sub.short
-
-                def flat_struct(v: Any, out: list[Any]) -> None:
-                    if isinstance(v, Mapping):
-                        if isinstance(v, Irregular):
-                            v = _resolve_irregular(v, None)
-                        if len(v) != len(parts):
-                            raise _err(f"struct: wrong number of initializers: {short}")
-                        for n, fl in parts:
-                            if n not in v:
-                                raise _err(f"struct: wrong number of initializers: {short}")
-                            try:
-                                fl(v[n], out)
-                            except EncodeError as exc:
-                                raise _add(exc, f".{n}") from None
-                    elif isinstance(v, (list, tuple)) and len(v) == len(parts):
-                        for (_, fl), x in zip(parts, v, strict=True):
-                            fl(x, out)
-                    elif dataclasses.is_dataclass(v):
-                        for n, fl in parts:
-                            fl(getattr(v, n), out)
-                    else:
-                        raise _err(f"expected an object for struct {short}")
-                return flat_struct
-            if isinstance(t, List) and t.length is not None:
-                esize = self._inline_size(t.element)
-                elems = [emit(t.element, offset + i * esize) for i in range(t.length)]
-                n = t.length
-
-                def flat_array(v: Any, out: list[Any]) -> None:
-                    if not isinstance(v, (list, tuple)) or len(v) != n:
-                        raise _err(f"fixed-length array size is incorrect, expected {n}")
-                    for i, (fl, x) in enumerate(zip(elems, v, strict=True)):
-                        try:
-                            fl(x, out)
-                        except EncodeError as exc:
-                            raise _add(exc, f"[{i}]") from None
-                return flat_array
-            raise _err(f"unsupported struct field type {t}")
-
         for f, fl in zip(rec.fields, layout.fields, strict=True):
+            if fl.offset > pos:
+                fmt.append(f"{fl.offset - pos}x")
+            code, flat = self._struct_field(f.type, f.attributes.get("hash"))
+            fmt.append(code)
+            pos = fl.offset + self._inline_size(f.type)
+            plan.fields.append((f.name, flat))
             if f.key:
-                sc = self.scalar(f.type)
-                plan.key_index = count
-                plan.key_scalar = sc is not None
-            plan.fields.append((f.name, emit(f.type, fl.offset, f.attributes.get("hash"))))
+                plan.key, plan.key_offset = self._first_scalar(f.type, fl.offset)
         if layout.size > pos:
             fmt.append(f"{layout.size - pos}x")
         plan.packer = struct.Struct("".join(fmt))
-        plan.slots = count
-        if count == len(rec.fields) and count >= 2:
+        if (len(rec.fields) >= 2
+                and all(self.scalar(f.type) is not None for f in rec.fields)):
             plan.getter = operator.itemgetter(*(f.name for f in rec.fields))
         return plan
+
+    def _struct_field(self, t: ModelType, hash_fn: Any
+                      ) -> tuple[str, Callable[[Any, list[Any]], None]]:
+        """The packer code of a struct field of type ``t`` and the function that appends its
+        values."""
+        sc = self.scalar(t)
+        if sc is not None and isinstance(hash_fn, str):
+            sc = _hash_converter(sc, hash_fn)
+        if sc is not None:
+            conv = sc.conv
+
+            def flat_scalar(v: Any, out: list[Any]) -> None:
+                out.append(conv(v))
+            return sc.fmt, flat_scalar
+        if isinstance(t, Ref):
+            nested = self.struct(t.name).nested
+
+            def flat_struct(v: Any, out: list[Any]) -> None:
+                out.append(nested(v))
+            return f"{self.struct(t.name).size}s", flat_struct
+        if not (isinstance(t, List) and t.length is not None):
+            raise _err(f"unsupported struct field type {t}")
+        n = t.length
+        sc = self.scalar(t.element)
+        if sc is not None:
+            conv = sc.conv
+
+            def flat_scalars(v: Any, out: list[Any]) -> None:
+                if not isinstance(v, (list, tuple)) or len(v) != n:
+                    raise _err(f"fixed-length array size is incorrect, expected {n}")
+                for i, x in enumerate(v):
+                    try:
+                        out.append(conv(x))
+                    except EncodeError as exc:
+                        raise _add(exc, f"[{i}]") from None
+            return f"{n}{sc.fmt}", flat_scalars
+        if not isinstance(t.element, Ref):
+            raise _err(f"unsupported struct field type {t}")
+        sub = self.struct(t.element.name)
+        nested_element = sub.nested
+
+        def flat_structs(v: Any, out: list[Any]) -> None:
+            if not isinstance(v, (list, tuple)) or len(v) != n:
+                raise _err(f"fixed-length array size is incorrect, expected {n}")
+            parts = []
+            for i, x in enumerate(v):
+                try:
+                    parts.append(nested_element(x))
+                except EncodeError as exc:
+                    raise _add(exc, f"[{i}]") from None
+            out.append(b"".join(parts))
+        return f"{n * sub.size}s", flat_structs
+
+    def _first_scalar(self, t: ModelType, offset: int) -> tuple[_Packer, int]:
+        """The first scalar of a struct field of type ``t`` at ``offset``, and its offset
+        (what flatc compares when it sorts by the field)."""
+        sc = self.scalar(t)
+        if sc is not None:
+            return struct.Struct("<" + sc.fmt), offset
+        if isinstance(t, List):
+            return self._first_scalar(t.element, offset)
+        assert isinstance(t, Ref)
+        first = self.schema.struct_layout(t.name).fields[0]
+        return self._first_scalar(first.type, offset + first.offset)
 
     def _inline_size(self, t: ModelType) -> int:
         sc = self.scalar(t)

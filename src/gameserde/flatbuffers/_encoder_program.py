@@ -182,7 +182,7 @@ class _Compiler:
         if vk == enc._K_STRUCT:
             sp: _StructPlan = fp.elem
             return (VECTOR, fp.slot, 0, False, None, None, self.struct(sp),
-                    STRUCT, 1 if sp.key_index >= 0 else 0, None)
+                    STRUCT, 1 if sp.key is not None else 0, None)
         if vk == enc._K_TABLE:
             tp = self.plans.table(fp.elem)
             keyed = 0

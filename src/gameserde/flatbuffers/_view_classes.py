@@ -271,7 +271,17 @@ class LazyStructView(StructView):
 
     def astuple(self) -> tuple[Any, ...]:
         """All scalar leaves, flattened, in layout order."""
-        return self._plan.whole.unpack_from(self._b, self._p)
+        out: list[Any] = []
+        for fp in self._plan.fields:
+            value = fp.get(self)
+            if fp.kind == STRUCT:
+                out += value.astuple()
+            elif fp.kind == ARRAY:
+                for x in value:
+                    out += x.astuple() if isinstance(x, StructView) else (x,)
+            else:
+                out.append(value)
+        return tuple(out)
 
 
 class VectorView(Sequence[Any]):

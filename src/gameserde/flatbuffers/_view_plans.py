@@ -216,41 +216,34 @@ def _struct_plan(c: _Compiled, name: str) -> _StructPlan:
             assert t.length is not None
             fp.elem = _array_elem(c, t.element)
             fp.get = _make_array_getter(off, t.length, fp.elem, fl.name)
-            if fp.elem.kind == SCALAR:
-                whole.append(f"{t.length}{fp.elem.unpack.format[1:]}")  # type: ignore[union-attr]
-            else:
-                sub = fp.elem.plan
-                whole.append(sub.whole.format[1:] * t.length)
-            if fp.elem.dtype is not None and _np is not None:
-                np_formats.append((fp.elem.dtype, (t.length,)))
+            np_formats.append(None if fp.elem.dtype is None else (fp.elem.dtype, (t.length,)))
         elif _is_scalar(schema, t):
             fmt, fp.enum, fp.bits = _scalar_parts(schema, t)
             fp.scalar = True
             fp.get = _make_struct_scalar(off, struct.Struct("<" + fmt))
             whole.append(fmt)
-            if _np is not None:
-                np_formats.append(_np.dtype("<" + fmt))
+            if fl.padding:
+                whole.append(f"{fl.padding}x")
+            np_formats.append(None if _np is None else _np.dtype("<" + fmt))
         else:
             assert isinstance(t, Ref)
             fp.kind = STRUCT
             sub = fp.plan = _struct_plan(c, t.name)
             fp.get = _make_struct_struct(off, sub.make)
-            whole.append(sub.whole.format[1:])
-            if _np is not None:
-                np_formats.append(sub.dtype)
-        if fl.padding:
-            whole.append(f"{fl.padding}x")
+            np_formats.append(sub.dtype)
         np_names.append(fl.name)
         np_offsets.append(off)
         plan.fields.append(fp)
         ns[fl.name] = property(fp.get)
-    plan.whole = struct.Struct("".join(whole))
-    if _np is not None:
-        plan.dtype = _np.dtype({"names": np_names, "formats": np_formats,
-                                "offsets": np_offsets, "itemsize": layout.size})
+    if _np is not None and all(f is not None for f in np_formats):
+        with contextlib.suppress(ValueError):  # over numpy's limit (2 GB): no dtype
+            plan.dtype = _np.dtype({"names": np_names, "formats": np_formats,
+                                    "offsets": np_offsets, "itemsize": layout.size})
     short = name.rsplit(".", 1)[-1]
-    if (all(fp.kind == SCALAR for fp in plan.fields) and plan.fields
-            and plan.whole.size == layout.size):
+    # structs of scalars are read whole; no plan holds a format longer than its fields
+    if all(fp.kind == SCALAR for fp in plan.fields) and plan.fields:
+        plan.whole = struct.Struct("".join(whole))
+    if plan.whole.size == layout.size and plan.fields:
         plan.flat = True
         plan.names = tuple(fp.name for fp in plan.fields)
         for i, fp in enumerate(plan.fields):

@@ -447,7 +447,7 @@ class _Encoder:
                     return b.create_vector_bytes(raw, sc.size, len(v), sc.size)
             elif vk == _K_STRUCT:
                 sp: _StructPlan = f.elem
-                if sp.key_index < 0:
+                if sp.key is None:
                     if v:
                         b.prep(sp.align, 0)  # see table(): flatc's parse leaves this padding
                     pack = sp.pack
@@ -472,6 +472,8 @@ class _Encoder:
         as the list of its values (NaN payloads aside: the array's bits are kept). None for
         any other array, or a vector flatc sorts."""
         want, rows = self.plans.numpy_layout(f)
+        if want is None:
+            return None
         same = arr.ndim == 1 and arr.dtype == want
         if not same and (rows is None or arr.ndim != 2 or arr.shape[1] != rows[1]
                          or arr.dtype != rows[0]):
@@ -482,7 +484,7 @@ class _Encoder:
         b = self.b
         if f.vec_kind == _K_STRUCT:
             sp: _StructPlan = f.elem
-            if sp.key_index >= 0:
+            if sp.key is not None:
                 return None
             if n:
                 b.prep(sp.align, 0)  # as for a list: flatc's parse leaves this padding
@@ -541,7 +543,7 @@ class _Encoder:
                     raise _add(exc, f"[{i}]") from None
             raw = b"".join(packed)
             size, align = sp.size, sp.align
-            keyed_structs = sp.key_index >= 0 and n > 1
+            keyed_structs = sp.key is not None and n > 1
         else:
             raise _err("only vectors of scalars and structs can be 64-bit")
         if f.force_align:
@@ -657,8 +659,7 @@ class _Encoder:
                     packed.append(sp.pack(x))
                 except EncodeError as exc:
                     raise _add(exc, f"[{i}]") from None
-            if sp.key_index >= 0 and n > 1:
-                assert sp.packer is not None
+            if sp.key is not None and n > 1:
                 keyed = [(self._struct_key(sp, p), p) for p in packed]
                 _simple_qsort(keyed, _key_less)
                 packed = [p for _, p in keyed]
@@ -692,8 +693,8 @@ class _Encoder:
 
     @staticmethod
     def _struct_key(sp: _StructPlan, packed: bytes) -> Any:
-        assert sp.packer is not None
-        return sp.packer.unpack(packed)[sp.key_index]
+        assert sp.key is not None
+        return sp.key.unpack_from(packed, sp.key_offset)[0]
 
     def _table_key(self, key: _FieldPlan, value: Any) -> Any:
         x = (value.get(key.name) if isinstance(value, Mapping)

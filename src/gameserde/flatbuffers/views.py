@@ -119,7 +119,8 @@ def view(schema: FbsSchema, buf: Any, root_type: str | None = None, *,
 
 def struct_dtype(schema: FbsSchema, name: str) -> Any:
     """The numpy structured dtype of struct ``name`` (as ``VectorView.numpy()`` gives a vector
-    of it: field names, little-endian formats, offsets and the padded size)."""
+    of it: field names, little-endian formats, offsets and the padded size), None for a struct
+    larger than numpy's dtypes (2 GB)."""
     if _np is None:
         raise ImportError("numpy is not installed")
     return _struct_plan(_compiled(schema), schema.struct(name).name).dtype
