@@ -30,7 +30,7 @@ from typing import Any
 import pytest
 
 from gameserde.errors import SchemaError
-from gameserde.flatbuffers.schema import FbsSchema, FbsSchemaError, load_schema
+from gameserde.flatbuffers.schema import FbsSchema, FbsSchemaError, SchemaFileError, load_schema
 from gameserde.schema.model import (
     BOOL,
     FLOAT32,
@@ -1058,9 +1058,9 @@ def test_sources(tmp_path: Path) -> None:
     assert set(fs.types) == {"V", "W"}
     with pytest.raises(FbsSchemaError, match=r"unable to load include file: v\.fbs"):
         load_schema('include "v.fbs";\ntable W { v:V; }\n')
-    with pytest.raises(OSError):
+    with pytest.raises(SchemaFileError, match=r"unable to load file: .*missing\.fbs"):
         load_schema(tmp_path / "missing.fbs")
-    with pytest.raises(FileNotFoundError):
+    with pytest.raises(SchemaFileError, match="No such file or directory"):
         load_schema("missing.fbs")
 
 

@@ -28,15 +28,7 @@ class KnownIssue:
                 and re.search(self.detail, finding.detail) is not None)
 
 
-KNOWN: list[KnownIssue] = [
-    KnownIssue("#7", "fb.encode", "foreign", r"TypeError: can only concatenate str",
-               "FlatBuffers encode of a dict with a key that is not a str raises TypeError"),
-    KnownIssue("#7", "fb.encode", "foreign", r"TypeError: data type .* not understood",
-               "FlatBuffers encode of a numpy array for a union vector's _type field raises "
-               "TypeError"),
-    KnownIssue("#7", "fb.load_schema", "foreign", r"ValueError: embedded null byte",
-               'load_schema of text with include "x\\x00.fbs" raises ValueError'),
-]
+KNOWN: list[KnownIssue] = []
 
 
 def known(target: str, finding: Finding) -> KnownIssue | None:

@@ -24,7 +24,13 @@ from gameserde.flatbuffers.encoder import encode
 from gameserde.flatbuffers.json_input import from_json
 from gameserde.flatbuffers.json_output import to_json
 from gameserde.flatbuffers.render import from_model, to_fbs
-from gameserde.flatbuffers.schema import FbsSchema, FbsSchemaError, StructLayout, load_schema
+from gameserde.flatbuffers.schema import (
+    FbsSchema,
+    FbsSchemaError,
+    SchemaFileError,
+    StructLayout,
+    load_schema,
+)
 from gameserde.flatbuffers.verifier import verify
 from gameserde.flatbuffers.views import view
 
@@ -39,6 +45,7 @@ __all__ = [
     "IsNotNestedError",
     "NumpyRequiredError",
     "OffsetArithmeticError",
+    "SchemaFileError",
     "StructIsNotInlineError",
     "StructLayout",
     "decode",

@@ -461,6 +461,7 @@ class _Plans:
                 fp.kind = _K_VECTOR
                 fp.vec_kind = _K_INT
                 fp.vec_scalar = fp.scalar
+                fp.np_format = "B"
                 return fp
             fp.kind = _K_INT
             fp.default = 0
@@ -658,7 +659,7 @@ def _compile_table(plan: _TablePlan) -> Callable[[_Encoder, dict[str, Any]], int
         lines += ["                " + line for line in body]
     if fields:
         lines += ["            else:", "                raise AssertionError(i)"]
-    lines += ["    except EncodeError as exc:", "        raise _add(exc, '.' + name) from None"]
+    lines += ["    except EncodeError as exc:", "        raise _add(exc, f'.{name}') from None"]
     for rname in plan.required:
         i = next(k for k, f in enumerate(fields) if f.name == rname)
         lines += [f"    if {names[i]} is MISSING:",

@@ -156,13 +156,28 @@ def _int_converter(fmt: str, enum: Enum | None,
             if type(v) is Escaped or type(v) is Call:
                 raise _not_a_number(v)
             found = names.get(v)
-            x = found if found is not None else _parse_int_text(v, enum, lookup, is_bool)
+            try:
+                x = found if found is not None else _parse_int_text(v, enum, lookup, is_bool)
+            except EncodeError:
+                raise
+            except ValueError:  # more digits than Python converts: no type holds them
+                raise _err(f"invalid number: \"{v.strip()}\", constant does not fit "
+                           f"[{lo}; {hi}]") from None
         else:
             raise _err(f"expected an integer, got {type(v).__name__}")
         if not lo <= x <= hi:
-            raise _err(f"invalid number: \"{x}\", constant does not fit [{lo}; {hi}]")
+            raise _err(f"invalid number: \"{_int_text(x)}\", constant does not fit "
+                       f"[{lo}; {hi}]")
         return x
     return conv
+
+
+def _int_text(x: int) -> str:
+    """``x`` in decimal, or how long it is when Python will not convert it."""
+    try:
+        return str(x)
+    except ValueError:
+        return f"{'-' if x < 0 else ''}<an integer of {x.bit_length()} bits>"
 
 
 def _fnv(data: bytes, bits: int, alternate: bool) -> int:
@@ -212,7 +227,10 @@ def _hash_converter(sc: _Scalar, function: str) -> _Scalar:
 def _float_converter(bits: int) -> Callable[[Any], float]:
     def conv(v: Any) -> float:
         if isinstance(v, (int, float)):
-            x = float(v)
+            try:
+                x = float(v)
+            except OverflowError:  # an int past the doubles: infinite, as flatc's strtod
+                x = math.inf if v > 0 else -math.inf
         elif isinstance(v, str):
             if type(v) is Call:
                 x = _call_value(v)

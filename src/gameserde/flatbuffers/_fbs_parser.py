@@ -123,7 +123,8 @@ class Parser(DeclarationParser):
                 self.expect(";")
             elif self.is_ident("include"):
                 self.next()
-                name = lx.attribute.replace("\\", "/")
+                # flatc opens the name up to a NUL (a C string)
+                name = _c_string(lx.attribute.replace("\\", "/"))
                 self.expect(TOKEN_STRING)
                 filepath = ""
                 if filename is not None:

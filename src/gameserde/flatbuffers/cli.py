@@ -9,7 +9,7 @@ from pathlib import Path
 from gameserde.cli import CommandError
 from gameserde.errors import DecodeError
 from gameserde.flatbuffers._budget import DEFAULT_JSON_EXPANSION
-from gameserde.flatbuffers.schema import FbsSchema, FbsSchemaError, load_schema
+from gameserde.flatbuffers.schema import FbsSchema, FbsSchemaError, SchemaFileError, load_schema
 from gameserde.schema.model import Record
 
 VERBS = ("decode", "encode", "verify", "inspect")
@@ -71,6 +71,8 @@ def _schema(args: argparse.Namespace) -> tuple[FbsSchema, str]:
         schema = load_schema(Path(args.schema), include_paths=args.include)
     except FbsSchemaError as e:
         raise CommandError(str(e), 1) from None
+    except SchemaFileError as e:
+        raise CommandError(f"{args.schema}: {e.reason}", 2) from None
     if args.root_type is None:
         if schema.root is None:
             raise CommandError(f"{args.schema}: the schema declares no root_type; name the "

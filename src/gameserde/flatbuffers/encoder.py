@@ -367,6 +367,8 @@ class _Encoder:
             return self._offset_vector([], f.force_align)
         if tags is None:
             raise _err(f"missing type field for this union value: {f.name}")
+        if _is_ndarray(tags) and tags.ndim == 1:
+            tags = tags.tolist()
         if not isinstance(tags, (list, tuple, bytes, bytearray)):
             raise _err(f"expected a list of union types, got {type(tags).__name__}")
         handles: list[int] = []

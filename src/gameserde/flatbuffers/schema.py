@@ -70,6 +70,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from gameserde.errors import SchemaError
 from gameserde.flatbuffers import _fbs_numbers as num
 from gameserde.flatbuffers._fbs_defs import (
     PRESENCE_OPTIONAL,
@@ -117,6 +118,7 @@ __all__ = [
     "FbsSchema",
     "FbsSchemaError",
     "FbsService",
+    "SchemaFileError",
     "StructFieldLayout",
     "StructLayout",
     "load_schema",
@@ -372,9 +374,32 @@ class FbsSchema:
 # Entry point
 
 
-def _looks_like_path(source: str) -> bool:
-    return ("\n" not in source and ";" not in source and "{" not in source
-            and (source.endswith(".fbs") or os.path.isfile(source)))
+class SchemaFileError(SchemaError):
+    """A schema file that cannot be read: ``str()`` is flatc's ``unable to load file: PATH``
+    and the reason; ``filename`` and ``reason`` (the system's message) are its parts."""
+
+    def __init__(self, filename: str, reason: str, hint: str = "") -> None:
+        self.filename = filename
+        self.reason = reason
+        super().__init__(f"unable to load file: {filename} ({reason}){hint}")
+
+
+def _is_text(source: str) -> bool:
+    """Whether a ``str`` given to :func:`load_schema` is schema text: it holds a newline,
+    ``;``, ``{`` or ``}`` (every schema that declares anything has one of them); anything
+    else is a path. Nothing in the file system changes the answer."""
+    return any(c in source for c in "\n;{}")
+
+
+def _read(path: str, hint: str) -> str:
+    """The schema file ``path`` as latin-1 text (one character per byte)."""
+    try:
+        with open(path, "rb") as fh:
+            return fh.read().decode("latin-1")
+    except OSError as e:
+        raise SchemaFileError(path, e.strerror or str(e), hint) from None
+    except ValueError:  # a NUL in the path
+        raise SchemaFileError(path, "not a valid path", hint) from None
 
 
 PathArg = str | os.PathLike[str]
@@ -386,10 +411,12 @@ def load_schema(source: str | bytes | os.PathLike[str] | Schema,
                  require_explicit_ids: bool = False) -> FbsSchema:
     """Parse a ``.fbs`` schema as ``flatc -b`` does and lower it into the shared model.
 
-    ``source`` is a path (``os.PathLike``, or a one-line ``str`` without ``;`` or ``{`` that
-    ends in ``.fbs`` or names an existing file), or the schema text (``str`` or ``bytes``),
-    or a shared-model :class:`Schema` (``schema_of(Monster)``: a schema declared in Python),
-    rendered as ``.fbs`` text and parsed (:func:`gameserde.flatbuffers.render.from_model`).
+    ``source`` is the schema text (``bytes``, or a ``str`` holding a newline, ``;``, ``{`` or
+    ``}``, as every schema that declares anything does), a path (``os.PathLike``, or any
+    other ``str``), or a shared-model :class:`Schema` (``schema_of(Monster)``: a schema
+    declared in Python), rendered as ``.fbs`` text and parsed
+    (:func:`gameserde.flatbuffers.render.from_model`). The rule looks at nothing but the
+    value: ``pathlib.Path("odd;name.fbs")`` is a path, ``b"table T {}"`` text.
     ``filename``
     names an in-memory schema in messages and is where its relative includes are searched
     from. Includes are searched relative to the including file, then in ``include_paths``
@@ -397,8 +424,9 @@ def load_schema(source: str | bytes | os.PathLike[str] | Schema,
     ``require_explicit_ids`` are flatc's ``--warnings-as-errors`` and
     ``--require-explicit-ids``.
 
-    Raises :class:`FbsSchemaError` with flatc's message for an invalid schema, and
-    ``OSError`` when ``source`` is a path that cannot be read.
+    Raises :class:`FbsSchemaError` with flatc's message for an invalid schema (an include
+    that cannot be read included), and :class:`SchemaFileError` (a
+    :class:`~gameserde.errors.SchemaError`) when ``source`` is a path that cannot be read.
     """
     if isinstance(source, Schema):
         from gameserde.flatbuffers.render import from_model
@@ -406,10 +434,11 @@ def load_schema(source: str | bytes | os.PathLike[str] | Schema,
         return from_model(source, warnings_as_errors=warnings_as_errors,
                           require_explicit_ids=require_explicit_ids)
     if isinstance(source, os.PathLike) or (isinstance(source, str)
-                                           and _looks_like_path(source)):
+                                           and not _is_text(source)):
         path = os.fspath(source)
-        with open(path, "rb") as fh:
-            data = fh.read().decode("latin-1")
+        hint = ("" if isinstance(source, os.PathLike) else
+                "; a str without a newline, ';' or braces is a path: give schema text as bytes")
+        data = _read(path, hint)
         name: str | None = filename if filename is not None else path
     elif isinstance(source, bytes):
         data, name = source.decode("latin-1"), filename
