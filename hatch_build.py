@@ -30,6 +30,7 @@ EXTENSIONS = (
     "gameserde.godot._speedups",
     "gameserde.flatbuffers._encoder_speedups",
     "gameserde.flatbuffers._reader_speedups",
+    "gameserde.flatbuffers._json_speedups",
 )
 """Each module's C source is its dotted path under ``src/`` with ``.c``."""
 

@@ -17,7 +17,8 @@ from gameserde.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 SAVEGAME = ROOT / "examples" / "godot" / "savegame.sav"
-ALL_ACTIVE = "(C accelerators: godot, flatbuffers-encoder, flatbuffers-reader)"
+ALL_ACTIVE = ("(C accelerators: godot, flatbuffers-encoder, flatbuffers-reader, "
+              "flatbuffers-json)")
 
 
 def run_program(*args: str, pure: bool | None = None,
@@ -64,17 +65,17 @@ def test_version_with_gameserde_pure() -> None:
 
 
 @pytest.mark.parametrize(("states", "detail"), [
-    (("active", "active", "active"), ALL_ACTIVE[1:-1]),
-    (("disabled", "disabled", "disabled"),
+    (("active",) * 4, ALL_ACTIVE[1:-1]),
+    (("disabled",) * 4, "pure Python: C accelerators disabled by GAMESERDE_PURE"),
+    (("not built",) * 4, "pure Python: no C accelerators built"),
+    (("disabled", "not built", "not built", "not built"),
      "pure Python: C accelerators disabled by GAMESERDE_PURE"),
-    (("not built", "not built", "not built"), "pure Python: no C accelerators built"),
-    (("disabled", "not built", "not built"),
-     "pure Python: C accelerators disabled by GAMESERDE_PURE"),
-    (("active", "not built", "not built"),
-     "C accelerators: godot; not built: flatbuffers-encoder, flatbuffers-reader"),
-    (("active", "disabled", "not built"),
-     "C accelerators: godot; disabled by GAMESERDE_PURE: flatbuffers-encoder; "
-     "not built: flatbuffers-reader"),
+    (("active", "not built", "not built", "not built"),
+     "C accelerators: godot; not built: flatbuffers-encoder, flatbuffers-reader, "
+     "flatbuffers-json"),
+    (("active", "disabled", "not built", "active"),
+     "C accelerators: godot, flatbuffers-json; disabled by GAMESERDE_PURE: "
+     "flatbuffers-encoder; not built: flatbuffers-reader"),
 ])
 def test_version_text(monkeypatch: pytest.MonkeyPatch, states: tuple[str, ...],
                       detail: str) -> None:
@@ -93,6 +94,7 @@ def test_accelerator_states_follow_the_switches(monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setattr(godot_accel, "AVAILABLE", False)
     monkeypatch.setattr(fb_accel, "encoder", None)
     monkeypatch.setattr(fb_accel, "reader", None)
+    monkeypatch.setattr(fb_accel, "json", None)
     assert set(cli.accelerator_states().values()) == {"not built"}
 
 

@@ -49,7 +49,7 @@ EXIT_STATUS = """exit status:
   130  interrupted (Ctrl-C)
   141  the program reading the output closed the pipe early (nothing is printed)"""
 
-ACCELERATORS = ("godot", "flatbuffers-encoder", "flatbuffers-reader")
+ACCELERATORS = ("godot", "flatbuffers-encoder", "flatbuffers-reader", "flatbuffers-json")
 
 
 class CommandError(Exception):
@@ -68,8 +68,9 @@ def accelerator_states() -> dict[str, str]:
     from gameserde.flatbuffers import _accel as fb_accel
     from gameserde.godot import _accel as godot_accel
 
-    built = (godot_accel.AVAILABLE, fb_accel.encoder is not None, fb_accel.reader is not None)
-    enabled = (godot_accel.ENABLED, fb_accel.ENABLED, fb_accel.ENABLED)
+    built = (godot_accel.AVAILABLE, fb_accel.encoder is not None, fb_accel.reader is not None,
+             fb_accel.json is not None)
+    enabled = (godot_accel.ENABLED, fb_accel.ENABLED, fb_accel.ENABLED, fb_accel.ENABLED)
     return {name: "not built" if not b else "active" if e else "disabled"
             for name, b, e in zip(ACCELERATORS, built, enabled, strict=True)}
 

@@ -319,6 +319,7 @@ table R {
   items:[Item]; names:[Named]; keys:[KeyS]; node:Node; nested:[ubyte] (nested_flatbuffer: "Nest");
   flex:[ubyte] (flexbuffer); o64:string (offset64); v64:[int] (vector64);
   fa:[int] (force_align: 16); ints:[int]; u:U; uv:[U]; req:string (required); nest:Nest;
+  t:bool; h:uint (hash: "fnv1a_32");
 }
 root_type R;
 """
@@ -350,10 +351,15 @@ _GIVE_UPS: dict[str, dict[str, Any]] = {
     "huge int": {"i": 2**80},
     "float in int field": {"i": 1.0},
     "int subclass": {"i": enum.IntEnum("K", "a").a},
-    "numeric string": {"i": "5"},
+    "number with spaces": {"i": " 5"},
+    "qualified enum name": {"i": "E.X"},
+    "float text for an int": {"i": "1.5"},
+    "bool word for an int": {"i": "true"},
     "unknown enum name": {"e": "Z"},
-    "bit_flags combination": {"flags": "A B"},
-    "string for a float": {"f": "1.5"},
+    "bit_flags with two spaces": {"flags": "A  B"},
+    "unknown bit flag": {"flags": "A Z"},
+    "hexadecimal float text": {"f": "0x1p3"},
+    "string for a hash field": {"h": "5"},
     "huge int for a float": {"f": 10**400},
     "bool for a float": {"f": True},
     "str subclass": {"s": enum.StrEnum("S", "a").a},
@@ -398,13 +404,15 @@ def test_accepted_edge_cases() -> None:
                   {"f": 1e300}, {"f": -1e-50}, {"f": 2**64}, {"u_type": 2, "u": {"x": 1}},
                   {"u": {"id": 1}, "u_type": "Item"}, {"uv_type": [1, "Nest"]},
                   {"s": None, "node": None, "u": None, "ints": (1, True)},
-                  {"sh": "x"}, {"fa": [1, 2]}, {"fa": ()}):
+                  {"sh": "x"}, {"fa": [1, 2]}, {"fa": ()}, {"i": "5"}, {"i": "-0x10"},
+                  {"flags": "A B"}, {"f": "1.5"}, {"f": "-Infinity"}, {"f": "nan"},
+                  {"t": "true"}, {"t": "0x1"}, {"h": 5}, {"e": "2"}):
         assert check(schema, {"req": "r", **extra}) is not None, extra
 
 
 def test_not_called_for_other_entry_points() -> None:
     schema = load_schema(GIVE_UP_FBS)
-    # dict subclasses at the root, dataclasses, force_defaults and JSON take the reference
+    # dict subclasses at the root, dataclasses and force_defaults take the reference
     for value, options in ((_Sub(req="r"), {}), ({"req": "r", "i": 0},
                                                  {"force_defaults": True})):
         check(schema, value, **options)

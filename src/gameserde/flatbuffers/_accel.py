@@ -2,7 +2,9 @@
 
 ``_encoder_speedups`` encodes dict values and ``_reader_speedups`` materialises buffers
 (:func:`~gameserde.flatbuffers.decoder.decode`), each driven by a compact program compiled once
-per schema from the same plans the pure-Python code runs. The Python code is the reference:
+per schema from the same plans the pure-Python code runs. ``_json_speedups`` reads flatc's
+JSON dialect for :func:`~gameserde.flatbuffers.json_input.from_json`, whose document the encoder
+extension then encodes with the JSON rules. The Python code is the reference:
 whenever an extension meets something it does not handle, or any problem, it gives up and the
 caller runs the reference over the whole input, which produces the result or raises the exact
 error. So the public API gives the same values, bytes and errors with or without them.
@@ -45,6 +47,9 @@ encoder: Any = _load("_encoder_speedups")
 
 reader: Any = _load("_reader_speedups")
 """The reader extension, or None."""
+
+json: Any = _load("_json_speedups")
+"""The JSON parser extension (``from_json``, with the encoder extension), or None."""
 
 ENABLED = os.environ.get("GAMESERDE_PURE", "") in ("", "0")
 """Whether the loaded extensions are used (set it to ``False`` to force the reference)."""

@@ -15,17 +15,21 @@
  *   program = (tables, structs, unions, root_table_index)
  *   table   = (index {name: field index}, nslots, fields, order, required, has_union)
  *   field   = (kind, slot, scalar, optional, default, names, ref, vkind, keyed, union_field,
- *              shared, force_align)
+ *              shared, force_align, type_fields, text)
  *   struct  = (size, align, sfields, index {name: sfield index})
- *   sfield  = (offset, scalar or -1, struct ref or -1, array length or 0, elem size, names)
+ *   sfield  = (offset, scalar or -1, struct ref or -1, array length or 0, elem size, names,
+ *              text)
  *   union   = (names {name: tag}, ((tag, kind, ref), ...))
  *
  * kind/vkind: K_GIVEUP, K_INT, K_FLOAT, K_STRING, K_STRUCT, K_TABLE, K_VECTOR, K_UNION;
  * scalar: SC_I8 ... SC_F64 (the struct formats b B h H i I q Q f d); names: enum names
- * accepted for an integer (None: no names); default: None (optional scalar or out of range:
+ * accepted for an integer (None: no names); text: what a string given for an integer may be
+ * (TEXT_INT: a number; TEXT_ENUM: also a name or bit flags; TEXT_BOOL: also true/false;
+ * TEXT_HASH: only a JSON bare token not starting with a letter or '_'); default: None (optional scalar or out of range:
  * always written) or the field's default; keyed: vector of keyed tables/structs (1: give up
  * for 2+ elements, 2: give up for 1+); shared: (shared) strings, deduplicated by content;
- * force_align: a vector's force_align (0: none).
+ * force_align: a vector's force_align (0: none); type_fields: for a union value, the indices
+ * of the table's _type fields of the same union by descending id (see JSON rules).
  *
  * Encoding
  * --------
@@ -46,6 +50,18 @@
  * value: the caller then runs the reference, which gives the bytes or the exact error.
  * No Python code runs during a walk (only exact builtin types are touched and all dict keys
  * are exact str), so the borrowed references stay valid.
+ *
+ * JSON rules
+ * ----------
+ * encode(..., (Bare, Escaped)) with the reference parser's classes encodes a document read
+ * by _json_speedups.parse for from_json(), with the reference's JSON rules: an Escaped string
+ * is only a string (never a scalar), a Bare token is
+ * looked up in an integer's names (enum values; true/false of a bool) or read as a
+ * hexadecimal integer (the reference hashes a Bare token for a hash field only when it
+ * starts with a letter or '_'), or is one of the float names (nan, inf ...), and a union value
+ * takes its tag from the _type field of the same union with the highest id among those
+ * parsed before it in the same table, else from its own _type if that is the very next key
+ * and the value holds no bare identifier (the reference's look-ahead cannot skip one).
  */
 
 #define PY_SSIZE_T_CLEAN
@@ -59,6 +75,7 @@
 
 enum { K_GIVEUP, K_INT, K_FLOAT, K_STRING, K_STRUCT, K_TABLE, K_VECTOR, K_UNION };
 enum { SC_I8, SC_U8, SC_I16, SC_U16, SC_I32, SC_U32, SC_I64, SC_U64, SC_F32, SC_F64, SC_N };
+enum { TEXT_INT, TEXT_ENUM, TEXT_BOOL, TEXT_HASH };
 
 static const uint8_t SC_SIZE[SC_N] = {1, 1, 2, 2, 4, 4, 8, 8, 4, 8};
 static const int64_t SC_MIN[SC_U64] = {-128, 0, -32768, 0, INT32_MIN, 0, INT64_MIN};
@@ -70,9 +87,11 @@ static const int64_t SC_MAX[SC_U64] = {127, 255, 32767, 65535, INT32_MAX, UINT32
  */
 
 typedef struct {
-    uint8_t kind, sc, vkind, optional, has_default, keyed, shared;
+    uint8_t kind, sc, vkind, optional, has_default, keyed, shared, text;
     uint32_t slot, force_align;
     int32_t ref;            /* struct, table or union index (vectors: the element's) */
+    uint32_t *type_fields;  /* K_UNION: the table's _type fields of the same union */
+    uint32_t ntype_fields;
     uint64_t def_bits;      /* integer default, two's complement */
     double def_float;
     PyObject *names;        /* dict name -> int, or NULL */
@@ -84,6 +103,7 @@ typedef struct {
     int32_t sc;                        /* scalar code, or -1 for a struct */
     int32_t ref;                       /* struct index */
     PyObject *names;
+    uint8_t text;
 } SField;
 
 typedef struct {
@@ -127,6 +147,10 @@ static void program_free(Program *p)
         return;
     if (p->tables != NULL) {
         for (i = 0; i < p->ntables; i++) {
+            uint32_t k;
+            if (p->tables[i].fields != NULL)
+                for (k = 0; k < p->tables[i].nfields; k++)
+                    PyMem_Free(p->tables[i].fields[k].type_fields);
             PyMem_Free(p->tables[i].fields);
             PyMem_Free(p->tables[i].order);
             PyMem_Free(p->tables[i].required);
@@ -219,8 +243,8 @@ static int compile_default(Field *f, PyObject *d)
 
 static int compile_field(const Program *p, Field *f, PyObject *spec)
 {
-    long kind, slot, sc, ref, vkind, keyed, force_align;
-    if (spec_tuple(spec, 12, "field") == NULL)
+    long kind, slot, sc, ref, vkind, keyed, force_align, text;
+    if (spec_tuple(spec, 14, "field") == NULL)
         return -1;
     if (spec_long(PyTuple_GET_ITEM(spec, 0), K_GIVEUP, K_UNION, &kind, "field kind") < 0
         || spec_long(PyTuple_GET_ITEM(spec, 1), 0, 65535, &slot, "slot") < 0
@@ -228,7 +252,8 @@ static int compile_field(const Program *p, Field *f, PyObject *spec)
         || spec_long(PyTuple_GET_ITEM(spec, 6), -1, INT32_MAX, &ref, "ref") < 0
         || spec_long(PyTuple_GET_ITEM(spec, 7), K_GIVEUP, K_UNION, &vkind, "vkind") < 0
         || spec_long(PyTuple_GET_ITEM(spec, 8), 0, 2, &keyed, "keyed") < 0
-        || spec_long(PyTuple_GET_ITEM(spec, 11), 0, 32, &force_align, "force_align") < 0)
+        || spec_long(PyTuple_GET_ITEM(spec, 11), 0, 32, &force_align, "force_align") < 0
+        || spec_long(PyTuple_GET_ITEM(spec, 13), TEXT_INT, TEXT_HASH, &text, "text") < 0)
         return -1;
     if (force_align & (force_align - 1)) {
         PyErr_SetString(PyExc_ValueError, "bad encoder program: force_align");
@@ -242,6 +267,7 @@ static int compile_field(const Program *p, Field *f, PyObject *spec)
     f->ref = (int32_t)ref;
     f->vkind = (uint8_t)vkind;
     f->keyed = (uint8_t)keyed;
+    f->text = (uint8_t)text;
     f->optional = (uint8_t)PyObject_IsTrue(PyTuple_GET_ITEM(spec, 3));
     if (spec_dict_or_none(PyTuple_GET_ITEM(spec, 5), &f->names, "names") < 0)
         return -1;
@@ -333,6 +359,19 @@ static int compile_table(Program *p, Table *t, PyObject *spec)
             return -1;
         }
     }
+    for (i = 0; i < n; i++) {
+        Field *f = &t->fields[i];
+        uint32_t k;
+        if (compile_indices(PyTuple_GET_ITEM(PyTuple_GET_ITEM(fields, i), 12), t->nfields,
+                            &f->type_fields, &f->ntype_fields) < 0)
+            return -1;
+        for (k = 0; k < f->ntype_fields; k++) {
+            if (f->kind != K_UNION || t->fields[f->type_fields[k]].kind != K_INT) {
+                PyErr_SetString(PyExc_ValueError, "bad encoder program: type_fields");
+                return -1;
+            }
+        }
+    }
     if (compile_indices(PyTuple_GET_ITEM(spec, 3), t->nfields, &t->order, &t->norder) < 0
         || compile_indices(PyTuple_GET_ITEM(spec, 4), t->nfields, &t->required,
                            &t->nrequired) < 0)
@@ -374,7 +413,7 @@ static int compile_struct(Program *p, Struct *s, PyObject *spec)
     s->nfields = (uint32_t)n;
     for (i = 0; i < n; i++) {
         SField *f = &s->fields[i];
-        PyObject *fs = spec_tuple(PyTuple_GET_ITEM(fields, i), 6, "struct field");
+        PyObject *fs = spec_tuple(PyTuple_GET_ITEM(fields, i), 7, "struct field");
         if (fs == NULL)
             return -1;
         if (spec_long(PyTuple_GET_ITEM(fs, 0), 0, size - 1, &v, "offset") < 0)
@@ -394,6 +433,9 @@ static int compile_struct(Program *p, Struct *s, PyObject *spec)
         f->elem_size = (uint32_t)v;
         if (spec_dict_or_none(PyTuple_GET_ITEM(fs, 5), &f->names, "struct names") < 0)
             return -1;
+        if (spec_long(PyTuple_GET_ITEM(fs, 6), TEXT_INT, TEXT_HASH, &v, "struct text") < 0)
+            return -1;
+        f->text = (uint8_t)v;
         if ((f->sc < 0) == (f->ref < 0)
             || (f->sc >= 0 && f->elem_size != SC_SIZE[f->sc])
             || (uint64_t)f->offset + (uint64_t)f->elem_size * (f->count ? f->count : 1)
@@ -732,27 +774,89 @@ static int set_add(OffsetSet *s, uint32_t h, size_t off)
     return 0;
 }
 
-/* -- scalar conversion: exactly the Python types the reference stores unchanged ----------- */
+/* -- scalar conversion: exactly the Python types the reference stores unchanged, and text
+ * where it is a plain number or name --------------------------------------------------- */
 
-static int conv_int(int sc, PyObject *names, PyObject *v, uint64_t *out)
+/* The reference parser's Bare and Escaped classes while a JSON document is encoded (see
+ * JSON rules), else NULL (calls never nest: the GIL is held and a walk runs no Python
+ * code). */
+static PyObject *json_bare, *json_escaped;
+
+/* A str (or a JSON document's Bare token) as plain ASCII without spaces or control
+ * characters, so that the reference's strip() leaves it as it is; NULL otherwise. */
+static const char *plain_text(PyObject *v, Py_ssize_t *n)
+{
+    const char *s;
+    Py_ssize_t i;
+#if PY_VERSION_HEX < 0x030C0000
+    if (PyUnicode_READY(v) < 0) {
+        PyErr_Clear();
+        return NULL;
+    }
+#endif
+    if (!PyUnicode_IS_ASCII(v))
+        return NULL;
+    s = (const char *)PyUnicode_DATA(v);
+    *n = PyUnicode_GET_LENGTH(v);
+    for (i = 0; i < *n; i++)
+        if ((unsigned char)s[i] <= ' ' || s[i] == 127)
+            return NULL;
+    return *n ? s : NULL;
+}
+
+static int digit_value(char c, int base)
+{
+    int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+            : c >= 'A' && c <= 'F' ? c - 'A' + 10 : 99;
+    return d < base ? d : -1;
+}
+
+/* [+-]?[0-9]+ or [+-]?0[xX][0-9a-fA-F]+ (the reference's int(t, 10) and int(t, 16)) whose
+ * magnitude fits 64 bits. */
+static int number_text(const char *s, Py_ssize_t n, int *negative, uint64_t *magnitude)
+{
+    Py_ssize_t i = 0;
+    uint64_t m = 0;
+    int base = 10;
+    *negative = s[0] == '-';
+    if (s[0] == '-' || s[0] == '+')
+        i = 1;
+    if (n - i > 2 && s[i] == '0' && (s[i + 1] == 'x' || s[i + 1] == 'X')) {
+        base = 16;
+        i += 2;
+    }
+    if (i == n)
+        return GIVE_UP;
+    for (; i < n; i++) {
+        int d = digit_value(s[i], base);
+        if (d < 0 || m > (UINT64_MAX - (uint64_t)d) / (uint64_t)base)
+            return GIVE_UP;
+        m = m * (uint64_t)base + (uint64_t)d;
+    }
+    *magnitude = m;
+    return 0;
+}
+
+/* The range check of the reference's converter, on a sign and magnitude. */
+static int int_in_range(int sc, int negative, uint64_t m, uint64_t *out)
+{
+    if (negative && m != 0) {
+        if (sc == SC_U64 || m > (uint64_t)INT64_MAX + 1
+            || (int64_t)(0 - m) < SC_MIN[sc])
+            return GIVE_UP;
+        *out = 0 - m;
+        return 0;
+    }
+    if (sc != SC_U64 && m > (uint64_t)SC_MAX[sc])
+        return GIVE_UP;
+    *out = m;
+    return 0;
+}
+
+static int int_object(int sc, PyObject *v, uint64_t *out)
 {
     long long x;
     int overflow;
-    if (PyBool_Check(v)) { /* the reference: int(v) */
-        *out = v == Py_True;
-        return 0;
-    }
-    if (!PyLong_CheckExact(v)) {
-        PyObject *found;
-        if (names == NULL || !PyUnicode_CheckExact(v))
-            return GIVE_UP;
-        found = PyDict_GetItemWithError(names, v);
-        if (found == NULL || !PyLong_CheckExact(found)) {
-            PyErr_Clear();
-            return GIVE_UP;
-        }
-        v = found;
-    }
     x = PyLong_AsLongLongAndOverflow(v, &overflow);
     if (overflow == 0 && x == -1 && PyErr_Occurred()) {
         PyErr_Clear();
@@ -779,6 +883,167 @@ static int conv_int(int sc, PyObject *names, PyObject *v, uint64_t *out)
     return 0;
 }
 
+/* Bit flags "A B C" (single spaces, every word one of the enum's names): the names' values
+ * or'ed, as the reference does. */
+static int flags_text(int sc, PyObject *names, const char *s, Py_ssize_t n, uint64_t *out)
+{
+    Py_ssize_t i = 0, j;
+    int64_t total = 0;
+    while (i <= n) {
+        PyObject *word, *found;
+        long long x;
+        int overflow;
+        for (j = i; j < n && s[j] != ' '; j++)
+            ;
+        word = PyUnicode_FromStringAndSize(s + i, j - i);
+        if (word == NULL) {
+            PyErr_Clear();
+            return GIVE_UP;
+        }
+        found = PyDict_GetItemWithError(names, word);
+        Py_DECREF(word);
+        if (found == NULL || !PyLong_CheckExact(found)) {
+            PyErr_Clear();
+            return GIVE_UP;
+        }
+        x = PyLong_AsLongLongAndOverflow(found, &overflow);
+        if (overflow || (x == -1 && PyErr_Occurred())) {
+            PyErr_Clear();
+            return GIVE_UP;
+        }
+        total |= x;
+        i = j + 1;
+    }
+    return int_in_range(sc, total < 0, total < 0 ? 0 - (uint64_t)total : (uint64_t)total, out);
+}
+
+/* Text for an integer (text mode of the field, see the spec), as the reference converts it:
+ * a name, bit flags, true/false of a bool, a decimal or hexadecimal number; GIVE_UP for
+ * anything else (qualified names, floats, hash fields' strings, text with spaces...). */
+static int text_int(int sc, PyObject *names, int text, PyObject *v, int bare, uint64_t *out)
+{
+    Py_ssize_t n;
+    const char *s;
+    int negative;
+    uint64_t m;
+    if (names != NULL) {
+        /* the reference's names.get(v) (a Bare token: str's own hash and comparison) */
+        PyObject *found = PyDict_GetItemWithError(names, v);
+        if (found != NULL)
+            return PyLong_CheckExact(found) ? int_object(sc, found, out) : GIVE_UP;
+        if (PyErr_Occurred()) {
+            PyErr_Clear();
+            return GIVE_UP;
+        }
+    }
+#if PY_VERSION_HEX < 0x030C0000
+    if (PyUnicode_READY(v) < 0) {
+        PyErr_Clear();
+        return GIVE_UP;
+    }
+#endif
+    if (text == TEXT_ENUM && names != NULL && PyUnicode_IS_ASCII(v)) {
+        s = (const char *)PyUnicode_DATA(v);
+        n = PyUnicode_GET_LENGTH(v);
+        if (n > 2 && s[0] != ' ' && s[n - 1] != ' ' && memchr(s, ' ', (size_t)n) != NULL)
+            return flags_text(sc, names, s, n, out);
+    }
+    s = plain_text(v, &n);
+    if (s == NULL)
+        return GIVE_UP;
+    if (text == TEXT_HASH && (!bare || s[0] == '_' || (s[0] >= 'a' && s[0] <= 'z')
+                              || (s[0] >= 'A' && s[0] <= 'Z')))
+        return GIVE_UP; /* the reference hashes it */
+    if (text == TEXT_BOOL && (strcmp(s, "true") == 0 || strcmp(s, "false") == 0)) {
+        *out = s[0] == 't';
+        return 0;
+    }
+    if (number_text(s, n, &negative, &m) < 0)
+        return GIVE_UP;
+    return int_in_range(sc, negative, m, out);
+}
+
+static int conv_int(int sc, PyObject *names, int text, PyObject *v, uint64_t *out)
+{
+    int bare;
+    if (PyLong_CheckExact(v))
+        return int_object(sc, v, out);
+    if (PyBool_Check(v)) { /* the reference: int(v) */
+        *out = v == Py_True;
+        return 0;
+    }
+    bare = json_bare != NULL && Py_TYPE(v) == (PyTypeObject *)json_bare;
+    if (bare || PyUnicode_CheckExact(v))
+        return text_int(sc, names, text, v, bare, out);
+    return GIVE_UP;
+}
+
+/* [+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)? over all of s */
+static int is_float_text(const char *s, Py_ssize_t n)
+{
+    Py_ssize_t k = 0, before = 0, after = 0, exp = 0;
+    if (k < n && (s[k] == '+' || s[k] == '-'))
+        k++;
+    for (; k < n && s[k] >= '0' && s[k] <= '9'; k++)
+        before++;
+    if (k < n && s[k] == '.')
+        for (k++; k < n && s[k] >= '0' && s[k] <= '9'; k++)
+            after++;
+    if (before == 0 && after == 0)
+        return 0;
+    if (k < n && (s[k] == 'e' || s[k] == 'E')) {
+        k++;
+        if (k < n && (s[k] == '+' || s[k] == '-'))
+            k++;
+        for (; k < n && s[k] >= '0' && s[k] <= '9'; k++)
+            exp++;
+        if (exp == 0)
+            return 0;
+    }
+    return k == n;
+}
+
+/* Text for a float, as the reference's _parse_float_text: nan, inf or infinity (with an
+ * optional sign, in any case; every NaN is math.nan), or a decimal number (float(t),
+ * correctly rounded); GIVE_UP for anything else (hexadecimal floats...). */
+static int text_float(PyObject *v, double *out)
+{
+    static const char *const names[] = {"nan", "+nan", "-nan", "inf", "+inf", "-inf",
+                                        "infinity", "+infinity", "-infinity"};
+    char low[10];
+    Py_ssize_t n, i;
+    const char *s = plain_text(v, &n);
+    if (s == NULL)
+        return GIVE_UP;
+    if (is_float_text(s, n)) {
+        char *end;
+        double d = PyOS_string_to_double(s, &end, NULL); /* s is NUL-terminated */
+        if ((d == -1.0 && PyErr_Occurred()) || end != s + n) {
+            PyErr_Clear();
+            return GIVE_UP;
+        }
+        *out = d;
+        return 0;
+    }
+    if (n > 9)
+        return GIVE_UP;
+    for (i = 0; i < n; i++)
+        low[i] = (char)(s[i] >= 'A' && s[i] <= 'Z' ? s[i] - 'A' + 'a' : s[i]);
+    low[n] = 0;
+    for (i = 0; i < 9; i++) {
+        if (strcmp(low, names[i]) == 0) {
+            if (i < 3) {
+                uint64_t bits = 0x7FF8000000000000ull; /* math.nan */
+                memcpy(out, &bits, 8);
+            } else {
+                *out = i == 5 || i == 8 ? -Py_HUGE_VAL : Py_HUGE_VAL;
+            }
+            return 0;
+        }
+    }
+    return GIVE_UP;
+}
+
 static int conv_float(int sc, PyObject *v, double *out)
 {
     double d;
@@ -790,6 +1055,10 @@ static int conv_float(int sc, PyObject *v, double *out)
             PyErr_Clear();
             return GIVE_UP;
         }
+    } else if (PyUnicode_CheckExact(v)
+               || (json_bare != NULL && Py_TYPE(v) == (PyTypeObject *)json_bare)) {
+        if (text_float(v, &d) < 0)
+            return GIVE_UP;
     } else {
         return GIVE_UP;
     }
@@ -798,11 +1067,11 @@ static int conv_float(int sc, PyObject *v, double *out)
     return 0;
 }
 
-static int conv_scalar(int sc, PyObject *names, PyObject *v, Val *out)
+static int conv_scalar(int sc, PyObject *names, int text, PyObject *v, Val *out)
 {
     if (sc >= SC_F32)
         return conv_float(sc, v, &out->d);
-    return conv_int(sc, names, v, &out->bits);
+    return conv_int(sc, names, text, v, &out->bits);
 }
 
 /* -- strings -------------------------------------------------------------------------------- */
@@ -882,7 +1151,8 @@ static int push_string(Ctx *c, PyObject *v, size_t *out)
     size_t n, pad_n;
     const uint8_t *bytes = NULL;
     uint8_t *p;
-    if (PyUnicode_CheckExact(v)) {
+    if (PyUnicode_CheckExact(v)
+        || (json_escaped != NULL && Py_TYPE(v) == (PyTypeObject *)json_escaped)) {
         if (utf8_length(v, &n) < 0)
             return GIVE_UP;
     } else if (PyBytes_CheckExact(v)) {
@@ -947,7 +1217,7 @@ static int pack_leaf(const Program *p, const SField *f, PyObject *v, uint8_t *ou
     Val x;
     if (f->sc < 0)
         return pack_struct(p, &p->structs[f->ref], v, out);
-    if (conv_scalar(f->sc, f->names, v, &x) < 0)
+    if (conv_scalar(f->sc, f->names, f->text, v, &x) < 0)
         return GIVE_UP;
     put_le(out, scalar_bits(f->sc, &x), SC_SIZE[f->sc]);
     return 0;
@@ -1076,7 +1346,7 @@ static int vector_scalars(Ctx *c, const Field *f, PyObject *v, size_t *out)
         return GIVE_UP;
     for (i = 0; i < n; i++) {
         Val x;
-        if (conv_scalar(f->sc, f->names, PySequence_Fast_GET_ITEM(v, i), &x) < 0)
+        if (conv_scalar(f->sc, f->names, f->text, PySequence_Fast_GET_ITEM(v, i), &x) < 0)
             return GIVE_UP;
         put_le(p + i * size, scalar_bits(f->sc, &x), (int)size);
     }
@@ -1183,27 +1453,83 @@ static int union_tag(const Union *u, PyObject *tag_value, long *tag)
         *tag = (long)x;
         return 0;
     }
-    if (conv_int(SC_U8, u->names, tag_value, &bits) < 0)
+    if (conv_int(SC_U8, u->names, TEXT_ENUM, tag_value, &bits) < 0)
         return GIVE_UP;
     *tag = (long)bits;
     return 0;
 }
 
-static int build_union(Ctx *c, const Field *f, PyObject *table_value, PyObject *v,
-                       size_t *out)
+/* Whether a JSON value holds a bare identifier the reference cannot skip over when it looks
+ * ahead for a union's _type (anything but true, false, inf, -inf, +inf and numbers). */
+static int has_bare_identifier(PyObject *v)
+{
+    if (Py_TYPE(v) == (PyTypeObject *)json_bare) {
+        Py_ssize_t n;
+        const char *s = PyUnicode_AsUTF8AndSize(v, &n);
+        if (s == NULL) {
+            PyErr_Clear();
+            return 1;
+        }
+        if (strcmp(s, "true") == 0 || strcmp(s, "false") == 0 || strcmp(s, "inf") == 0
+            || strcmp(s, "-inf") == 0 || strcmp(s, "+inf") == 0)
+            return 0;
+        if (s[0] == '+' || s[0] == '-')
+            s++;
+        return !((s[0] >= '0' && s[0] <= '9') || s[0] == '.');
+    }
+    if (PyDict_CheckExact(v)) {
+        Py_ssize_t pos = 0;
+        PyObject *k, *x;
+        while (PyDict_Next(v, &pos, &k, &x))
+            if (has_bare_identifier(x))
+                return 1;
+    } else if (PyList_CheckExact(v)) {
+        Py_ssize_t i;
+        for (i = 0; i < PyList_GET_SIZE(v); i++)
+            if (has_bare_identifier(PyList_GET_ITEM(v, i)))
+                return 1;
+    }
+    return 0;
+}
+
+/* A union value; `base`: the table's first value in c->vals; `next`: the position of the
+ * table's next key (for PyDict_Next). */
+static int build_union(Ctx *c, const Field *f, PyObject *table_value, size_t base,
+                       Py_ssize_t next, PyObject *v, size_t *out)
 {
     const Union *u = &c->p->unions[f->ref];
     const Member *m;
     PyObject *tag_value;
     long tag;
-    /* all keys of table_value are exact str (checked by build_table): no Python code runs */
-    tag_value = PyDict_GetItemWithError(table_value, f->union_field);
-    if (tag_value == NULL) {
-        PyErr_Clear();
-        return GIVE_UP;
+    if (json_bare != NULL) { /* a _type field parsed before it, else the next key */
+        const Val *t = NULL;
+        uint32_t k;
+        for (k = 0; k < f->ntype_fields && t == NULL; k++)
+            if (c->vals[base + f->type_fields[k]].set)
+                t = &c->vals[base + f->type_fields[k]];
+        if (t != NULL) {
+            if (t->bits > 255)
+                return GIVE_UP;
+            tag = (long)t->bits;
+        } else {
+            PyObject *key;
+            if (!PyDict_Next(table_value, &next, &key, &tag_value)
+                || PyUnicode_Compare(key, f->union_field) != 0 || has_bare_identifier(v)
+                || union_tag(u, tag_value, &tag) < 0) {
+                PyErr_Clear();
+                return GIVE_UP;
+            }
+        }
+    } else {
+        /* all keys of table_value are exact str (checked by build_table): no Python runs */
+        tag_value = PyDict_GetItemWithError(table_value, f->union_field);
+        if (tag_value == NULL) {
+            PyErr_Clear();
+            return GIVE_UP;
+        }
+        if (union_tag(u, tag_value, &tag) < 0)
+            return GIVE_UP;
     }
-    if (union_tag(u, tag_value, &tag) < 0)
-        return GIVE_UP;
     m = &u->members[tag];
     switch (m->kind) {
     case K_STRING:
@@ -1233,13 +1559,14 @@ static int build_union(Ctx *c, const Field *f, PyObject *table_value, PyObject *
 
 /* One value of the dict: converted (scalars) or created now (strings, vectors, tables,
  * unions; structs are packed and written when their slot is added). */
-static int build_field(Ctx *c, const Field *f, PyObject *table_value, PyObject *v, size_t vi)
+static int build_field(Ctx *c, const Field *f, PyObject *table_value, Py_ssize_t next,
+                       PyObject *v, size_t base, size_t vi)
 {
     Val x = {1, 0, 0.0, 0};
     switch (f->kind) {
     case K_INT:
     case K_FLOAT:
-        if (conv_scalar(f->sc, f->names, v, &x) < 0)
+        if (conv_scalar(f->sc, f->names, f->text, v, &x) < 0)
             return GIVE_UP;
         break;
     case K_STRING:
@@ -1261,7 +1588,7 @@ static int build_field(Ctx *c, const Field *f, PyObject *table_value, PyObject *
             return GIVE_UP;
         break;
     case K_UNION:
-        if (build_union(c, f, table_value, v, &x.ref) < 0)
+        if (build_union(c, f, table_value, base, next, v, &x.ref) < 0)
             return GIVE_UP;
         break;
     default:
@@ -1385,7 +1712,7 @@ static int build_table(Ctx *c, const Table *t, PyObject *value, size_t *out)
                 goto done;
             continue;
         }
-        if (build_field(c, f, value, v, base + (size_t)fi) < 0)
+        if (build_field(c, f, value, pos, v, base, base + (size_t)fi) < 0)
             goto done;
     }
     for (i = 0; i < t->nrequired; i++)
@@ -1509,7 +1836,8 @@ static void ctx_release(Ctx *c)
     ctx_free(c);
 }
 
-/* encode(program, value, file_identifier, size_prefixed) -> bytes, or None (gave up) */
+/* encode(program, value, file_identifier, size_prefixed[, (Bare, Escaped)]) -> bytes, or
+ * None (gave up); with the reference parser's classes (not None), the JSON rules. */
 static PyObject *mod_encode(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
     const Program *p;
@@ -1519,8 +1847,15 @@ static PyObject *mod_encode(PyObject *module, PyObject *const *args, Py_ssize_t 
     size_t root;
     PyObject *result = NULL;
     (void)module;
-    if (nargs != 4) {
-        PyErr_SetString(PyExc_TypeError, "encode() takes 4 arguments");
+    if (nargs != 4 && nargs != 5) {
+        PyErr_SetString(PyExc_TypeError, "encode() takes 4 or 5 arguments");
+        return NULL;
+    }
+    if (nargs == 5 && args[4] != Py_None
+        && !(PyTuple_Check(args[4]) && PyTuple_GET_SIZE(args[4]) == 2
+             && PyType_Check(PyTuple_GET_ITEM(args[4], 0))
+             && PyType_Check(PyTuple_GET_ITEM(args[4], 1)))) {
+        PyErr_SetString(PyExc_TypeError, "encode(): the JSON classes must be (Bare, Escaped)");
         return NULL;
     }
     p = PyCapsule_GetPointer(args[0], CAPSULE_NAME);
@@ -1532,9 +1867,14 @@ static PyObject *mod_encode(PyObject *module, PyObject *const *args, Py_ssize_t 
     has_ident = file_identifier(args[2], ident);
     if (has_ident < 0 || !PyDict_CheckExact(args[1]))
         Py_RETURN_NONE;
+    if (nargs == 5 && args[4] != Py_None) {
+        json_bare = PyTuple_GET_ITEM(args[4], 0);
+        json_escaped = PyTuple_GET_ITEM(args[4], 1);
+    }
     if (ctx_init(&c, p) == 0 && build_table(&c, &p->tables[p->root], args[1], &root) == 0
         && finish(&c, root, has_ident == 0 ? ident : NULL, size_prefixed) == 0)
         result = PyBytes_FromStringAndSize((const char *)head(&c), (Py_ssize_t)c.off);
+    json_bare = json_escaped = NULL;
     ctx_release(&c);
     if (result == NULL) {
         PyErr_Clear();
@@ -1550,8 +1890,9 @@ static PyMethodDef methods[] = {
      "compile(spec) -> program: the C form of an encoder program spec "
      "(see _encoder_program.py)."},
     {"encode", (PyCFunction)(void (*)(void))mod_encode, METH_FASTCALL,
-     "encode(program, value, file_identifier, size_prefixed) -> bytes, or None when the "
-     "value is outside what the C encoder mirrors exactly."},
+     "encode(program, value, file_identifier, size_prefixed[, (Bare, Escaped)]) -> bytes, "
+     "or None when the value is outside what the C encoder mirrors exactly; with the JSON "
+     "parser's classes, the JSON rules."},
     {NULL, NULL, 0, NULL},
 };
 

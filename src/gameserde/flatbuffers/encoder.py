@@ -726,11 +726,9 @@ def encode(schema: FbsSchema, value: Any, root_type: str | None = None, *,
                    force_defaults, False)
 
 
-def _encode(schema: FbsSchema, value: Any, root_type: str | None, order: str,
-            file_identifier: Any, size_prefixed: bool, force_defaults: bool,
-            json_rules: bool) -> bytes:
-    if order != "flatc":
-        raise ValueError(f"unknown order {order!r} (only 'flatc' is supported)")
+def _root(schema: FbsSchema, root_type: str | None) -> tuple[_Plans, _TablePlan]:
+    """The plans of ``schema`` and the plan of the root table ``root_type`` (default: the
+    schema's)."""
     name = root_type if root_type is not None else schema.root
     if name is None:
         raise EncodeError("no root type: pass root_type or declare root_type in the schema")
@@ -742,6 +740,15 @@ def _encode(schema: FbsSchema, value: Any, root_type: str | None, order: str,
         except KeyError as exc:
             raise EncodeError(f"unknown root type: {name} ({exc})") from None
         plan = plans.roots[name] = plans.table(qual)
+    return plans, plan
+
+
+def _encode(schema: FbsSchema, value: Any, root_type: str | None, order: str,
+            file_identifier: Any, size_prefixed: bool, force_defaults: bool,
+            json_rules: bool) -> bytes:
+    if order != "flatc":
+        raise ValueError(f"unknown order {order!r} (only 'flatc' is supported)")
+    plans, plan = _root(schema, root_type)
     ident = schema.file_identifier if file_identifier is _MISSING else file_identifier
     if (type(value) is dict and not json_rules and not force_defaults and _accel.ENABLED
             and _accel.encoder is not None):

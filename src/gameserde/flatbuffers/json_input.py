@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from gameserde.errors import EncodeError
+from gameserde.flatbuffers import _accel, _encoder_program
 from gameserde.flatbuffers._encode_plans import (
     _K_FLOAT,
     _MISSING,
@@ -20,7 +21,7 @@ from gameserde.flatbuffers._encode_plans import (
     _TablePlan,
 )
 from gameserde.flatbuffers._encode_scalars import _err
-from gameserde.flatbuffers._json_parse import Bare, Irregular, parse_json
+from gameserde.flatbuffers._json_parse import Bare, Escaped, Irregular, parse_json
 from gameserde.flatbuffers.schema import FbsSchema
 
 __all__ = ["from_json"]
@@ -82,6 +83,12 @@ def from_json(schema: FbsSchema, text: str | bytes, root_type: str | None = None
 
     ``strict`` is ``--strict-json`` (quoted keys, no trailing commas). Parse errors raise
     :class:`~gameserde.errors.DecodeError` with line and column."""
+    if (not force_defaults and _accel.ENABLED and _accel.json is not None
+            and _accel.encoder is not None):
+        data = _from_json_accelerated(schema, text, root_type, strict, file_identifier,
+                                      size_prefixed)
+        if data is not None:
+            return data
     value = parse_json(text, strict=strict, allow_non_utf8=allow_non_utf8)
     if not isinstance(value, dict):
         raise EncodeError("the JSON document must be an object")
@@ -89,4 +96,23 @@ def from_json(schema: FbsSchema, text: str | bytes, root_type: str | None = None
 
     return _encode(schema, value, root_type, "flatc", file_identifier, size_prefixed,
                    force_defaults, True)
+
+
+def _from_json_accelerated(schema: FbsSchema, text: str | bytes, root_type: str | None,
+                           strict: bool, file_identifier: Any,
+                           size_prefixed: bool) -> bytes | None:
+    """:func:`from_json` by the C parser and the C encoder (with the JSON rules): the same
+    bytes, or None when either gives up (the caller then runs the reference, which gives
+    the bytes or the exact error)."""
+    from gameserde.flatbuffers.encoder import _root
+
+    value = _accel.json.parse(text, strict, Bare, Escaped)
+    if value is None:
+        return None
+    try:
+        plans, plan = _root(schema, root_type)
+    except EncodeError:
+        return None
+    ident = schema.file_identifier if file_identifier is _MISSING else file_identifier
+    return _encoder_program.encode(plans, plan, value, ident, size_prefixed, json=True)
 
