@@ -5,6 +5,8 @@ services and namespaces (flatc's ``ParseDecl``, ``ParseField``, ``ParseEnum``,
 
 from __future__ import annotations
 
+import re
+
 from gameserde.flatbuffers import _fbs_numbers as num
 from gameserde.flatbuffers._fbs_defs import (
     _HASHES,
@@ -51,9 +53,13 @@ from gameserde.flatbuffers._fbs_numbers import (
     VECTOR,
     VECTOR64,
 )
-from gameserde.flatbuffers._fbs_values import ValueParser
+from gameserde.flatbuffers._fbs_values import COLON, COMMA, EQUALS, LPAREN, RBRACE, ValueParser
 
 __all__ = ["DeclarationParser"]
+
+_SNAKE_CASE = re.compile(r"[a-z0-9_]*\Z")
+# field name endings of generated functions (see check_clash)
+_CLASH_SUFFIXES = ("_type", "Type", "_length", "Length", "_byte_vector", "ByteVector")
 
 
 class DeclarationParser(ValueParser):
@@ -82,7 +88,7 @@ class DeclarationParser(ValueParser):
         name = lx.attribute
         if self.lookup_create_struct(name, False, False) is not None:
             raise self.error("field name can not be the same as table/struct name")
-        if any(not ("a" <= c <= "z" or "0" <= c <= "9" or c == "_") for c in name):
+        if not _SNAKE_CASE.match(name):
             self.warning("field names should be lowercase snake_case, got: " + name)
         dc = list(lx.doc_comment)
         self.expect(TOKEN_IDENT)
@@ -123,7 +129,7 @@ class DeclarationParser(ValueParser):
             typefield.declaration_index = index
             fd.sibling_union_field = typefield
 
-        if self.is_("="):
+        if lx.token == EQUALS:
             self.next()
             self.parse_single_value(fd.name, fd.value, True)
             if is_struct(t) or (sd.fixed and fd.value.constant != "0"):
@@ -133,10 +139,11 @@ class DeclarationParser(ValueParser):
                 raise self.error("The only supported default for vectors is `[]`.")
 
         fd.doc = dc
-        self.parse_meta_data(fd.attributes)
-        attrs = fd.attributes
-        fd.deprecated = attrs.lookup("deprecated") is not None
-        hash_name = attrs.lookup("hash")
+        if lx.token == LPAREN:
+            self.parse_meta_data(fd.attributes)
+        attrs = fd.attributes.dict
+        fd.deprecated = attrs.get("deprecated") is not None
+        hash_name = attrs.get("hash")
         if hash_name is not None:
             bt = t.element if is_vector(t.base_type) else t.base_type
             width = {SHORT: 16, USHORT: 16, INT: 32, UINT: 32, LONG: 64, ULONG: 64}.get(bt)
@@ -147,7 +154,7 @@ class DeclarationParser(ValueParser):
                 raise self.error(f"Unknown hashing algorithm for {width} bit types: "
                                  + hash_name.constant)
 
-        if attrs.lookup("vector64") is not None:
+        if attrs.get("vector64") is not None:
             if not is_vector(t.base_type):
                 raise self.error("`vector64` attribute can only be applied on vectors.")
             element = t.element
@@ -155,7 +162,7 @@ class DeclarationParser(ValueParser):
             t.element = element
             fd.value.type = t.copy()
             fd.offset64 = True
-        if attrs.lookup("offset64") is not None:
+        if attrs.get("offset64") is not None:
             if t.base_type == VECTOR64:
                 self.warning("attribute `vector64` implies `offset64` and isn't required.")
             fd.offset64 = True
@@ -168,9 +175,9 @@ class DeclarationParser(ValueParser):
                     (is_scalar(t.element) and not is_enum(vt)) or is_struct(vt)):
                 raise self.error("only vectors of scalars are allowed to be 64-bit.")
 
-        fd.key = attrs.lookup("key") is not None
+        fd.key = attrs.get("key") is not None
         if not sd.fixed:
-            required = attrs.lookup("required") is not None or (t.base_type == STRING
+            required = attrs.get("required") is not None or (t.base_type == STRING
                                                                 and fd.key)
             default_str_or_vec = ((t.base_type == STRING or is_vector(t.base_type))
                                   and fd.value.constant != "0")
@@ -186,7 +193,7 @@ class DeclarationParser(ValueParser):
                 raise self.error("only non-scalar fields in tables may be 'required'")
         else:
             fd.presence = PRESENCE_DEFAULT
-            if attrs.lookup("required") is not None or attrs.lookup("optional") is not None:
+            if attrs.get("required") is not None or attrs.get("optional") is not None:
                 raise self.error("struct fields are always required")
 
         if fd.key:
@@ -206,7 +213,7 @@ class DeclarationParser(ValueParser):
                 raise self.error("the default 'null' is reserved for declaring optional scalar "
                                  "fields, it conflicts with declaration of enum '"
                                  + t.enum_def.name + "'.")
-            if attrs.lookup("key") is not None:
+            if attrs.get("key") is not None:
                 raise self.error("only a non-optional scalar field can be used as a 'key' "
                                  "field")
 
@@ -230,22 +237,22 @@ class DeclarationParser(ValueParser):
         if fd.deprecated and sd.fixed:
             raise self.error("can't deprecate fields in a struct")
 
-        cpp_type = attrs.lookup("cpp_type")
+        cpp_type = attrs.get("cpp_type")
         if cpp_type is not None:
             if hash_name is None:
                 raise self.error("cpp_type can only be used with a hashed field")
-            if attrs.lookup("cpp_ptr_type") is None:
-                attrs.add("cpp_ptr_type", Value(Type(cpp_type.type.base_type), "naked"))
+            if attrs.get("cpp_ptr_type") is None:
+                fd.attributes.add("cpp_ptr_type", Value(Type(cpp_type.type.base_type), "naked"))
 
-        fd.shared = attrs.lookup("shared") is not None
+        fd.shared = attrs.get("shared") is not None
         if fd.shared and fd.value.type.base_type != STRING:
             raise self.error("shared can only be defined on strings")
 
-        if attrs.lookup("native_custom_alloc") is not None:
+        if attrs.get("native_custom_alloc") is not None:
             raise self.error("native_custom_alloc can only be used with a table or struct "
                              "definition")
 
-        fd.native_inline = attrs.lookup("native_inline") is not None
+        fd.native_inline = attrs.get("native_inline") is not None
         ft = fd.value.type
         if fd.native_inline and not (
                 is_struct(ft) or (is_vector(ft.base_type)
@@ -254,7 +261,7 @@ class DeclarationParser(ValueParser):
             raise self.error("'native_inline' can only be defined on structs, vector of "
                              "structs or vector of tables")
 
-        nested = attrs.lookup("nested_flatbuffer")
+        nested = attrs.get("nested_flatbuffer")
         if nested is not None:
             if nested.type.base_type != STRING:
                 raise self.error("nested_flatbuffer attribute must be a string (the root type)")
@@ -263,7 +270,7 @@ class DeclarationParser(ValueParser):
                                  "ubyte")
             fd.nested_flatbuffer = self.lookup_create_struct(nested.constant)
 
-        if attrs.lookup("flexbuffer") is not None:
+        if attrs.get("flexbuffer") is not None:
             fd.flexbuffer = True
             if t.base_type != VECTOR or t.element != UCHAR:
                 raise self.error("flexbuffer attribute may only apply to a vector of ubyte")
@@ -271,7 +278,7 @@ class DeclarationParser(ValueParser):
         if typefield is not None:
             if not is_scalar(typefield.value.type.base_type):
                 typefield.presence = fd.presence
-            id_attr = attrs.lookup("id")
+            id_attr = attrs.get("id")
             if id_attr is not None:
                 id_val = self.atot(id_attr.constant, USHORT, record_only=True)
                 if id_val is not None and int(id_val) > 0:
@@ -338,7 +345,8 @@ class DeclarationParser(ValueParser):
         sd.sortbysize = sd.attributes.lookup("original_order") is None and not fixed
         self.expect("{")
         index = 0
-        while not self.is_("}"):
+        lx = self.lx
+        while lx.token != RBRACE:
             self.parse_field(sd, index)
             index += 1
         if fixed:
@@ -377,12 +385,14 @@ class DeclarationParser(ValueParser):
                         raise self.error(f"field id's must be consecutive from 0, id {i} "
                                          f"missing or set twice, field: {f.name}, id: {id_str}")
                     f.value.offset = 4 + 2 * i
-        self.check_clash(sd, "_type", UNION)
-        self.check_clash(sd, "Type", UNION)
-        self.check_clash(sd, "_length", VECTOR)
-        self.check_clash(sd, "Length", VECTOR)
-        self.check_clash(sd, "_byte_vector", STRING)
-        self.check_clash(sd, "ByteVector", STRING)
+        if any(f.name.endswith(_CLASH_SUFFIXES) and f.value.type.base_type != UTYPE
+               for f in fields):
+            self.check_clash(sd, "_type", UNION)
+            self.check_clash(sd, "Type", UNION)
+            self.check_clash(sd, "_length", VECTOR)
+            self.check_clash(sd, "Length", VECTOR)
+            self.check_clash(sd, "_byte_vector", STRING)
+            self.check_clash(sd, "ByteVector", STRING)
         self.expect("}")
         qualified = self.current_namespace.qualified(sd.name)
         if qualified in self.types:
@@ -465,9 +475,9 @@ class DeclarationParser(ValueParser):
                 raise self.error("enum value already exists: " + ev.name)
 
         self.expect("{")
-        if is_union or self.is_("}"):
+        if is_union or lx.token == RBRACE:
             accept(create("NONE"))
-        while not self.is_("}"):
+        while lx.token != RBRACE:
             pending = create(lx.attribute)
             pending.doc = list(lx.doc_comment)
             full_name = pending.name
@@ -476,14 +486,14 @@ class DeclarationParser(ValueParser):
                 full_name, _ = self.parse_namespacing(full_name)
                 # flatc's default --union-value-namespacing: A.B.T names the member A_B_T
                 pending.name = full_name.replace(".", "_")
-                if self.is_(":"):
+                if lx.token == COLON:
                     self.next()
                     pending.union_type = self.parse_type()
                     if pending.union_type.base_type not in (STRUCT, STRING):
                         raise self.error("union value type may only be table/struct/string")
                 else:
                     pending.union_type = Type(STRUCT, self.lookup_create_struct(full_name))
-            if self.is_("="):
+            if lx.token == EQUALS:
                 self.next()
                 user_value = True
                 value_text = lx.attribute
@@ -492,9 +502,10 @@ class DeclarationParser(ValueParser):
                 if not ok:
                     raise self.error(f'enum value does not fit, "{value_text}"')
                 self.expect(TOKEN_INTEGER)
-            self.parse_meta_data(pending.attributes)
+            if lx.token == LPAREN:
+                self.parse_meta_data(pending.attributes)
             accept(pending)
-            if not self.is_(","):
+            if lx.token != COMMA:
                 break
             self.next()
         self.expect("}")

@@ -92,6 +92,8 @@ def size_of(t: int) -> int:
 
 def text(raw: str) -> str:
     """A byte string held as latin-1 text, decoded as UTF-8 (flatc strings are bytes)."""
+    if raw.isascii():
+        return raw
     try:
         return raw.encode("latin-1").decode("utf-8", "surrogateescape")
     except UnicodeEncodeError:  # already text
@@ -112,6 +114,8 @@ T = TypeVar("T")
 
 class SymbolTable(Generic[T]):
     """flatc ``SymbolTable``: insertion-ordered values, the first one wins a name."""
+
+    __slots__ = ("dict", "vec")
 
     def __init__(self) -> None:
         self.dict: dict[str, T] = {}
@@ -136,11 +140,16 @@ class SymbolTable(Generic[T]):
 @dataclass(eq=False)
 class Namespace:
     components: tuple[str, ...] = ()
+    prefix: str = field(init=False, repr=False)  # the components joined by "."
+
+    def __post_init__(self) -> None:
+        self.prefix = ".".join(self.components)
 
     def qualified(self, name: str, max_components: int = 1000) -> str:
         if not self.components or not max_components:
             return name
-        prefix = ".".join(self.components[:max_components])
+        prefix = (self.prefix if max_components >= len(self.components)
+                  else ".".join(self.components[:max_components]))
         return f"{prefix}.{name}" if name else prefix
 
 

@@ -10,6 +10,8 @@ it and an error reported at that moment is located at ``line``/``cursor - line_s
 
 from __future__ import annotations
 
+import re
+
 __all__ = [
     "TOKEN_EOF",
     "TOKEN_FLOAT",
@@ -42,6 +44,9 @@ _IDENT_START = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_"
 _IDENT_REST = _IDENT_START | _DIGITS
 _SIMPLE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", '"': '"', "'": "'",
                    "\\": "\\", "/": "/"}
+_BLANKS = re.compile(r"[ \t\r\n]*")
+_IDENT_REST_RE = re.compile(r"[A-Za-z0-9_]*")
+_LINE_REST = re.compile(r"[^\0\n\r]*")  # a // comment runs to the end of the line
 # Sentinels: flatc reads a NUL-terminated buffer and looks up to 4 bytes ahead.
 _PAD = "\0\0\0\0\0"
 
@@ -51,6 +56,13 @@ def token_to_string(token: int) -> str:
     if token < 256:
         return chr(token)
     return _TOKEN_NAMES[token]
+
+
+def _end(pattern: re.Pattern[str], src: str, pos: int) -> int:
+    """Where ``pattern`` (which matches the empty string) stops matching from ``pos``."""
+    m = pattern.match(src, pos)
+    assert m is not None
+    return m.end()
 
 
 class LexError(Exception):
@@ -94,10 +106,6 @@ class Lexer:
     def column(self) -> int:
         return self.cursor - self.line_start
 
-    def _newline(self) -> None:
-        self.line_start = self.cursor
-        self.line += 1
-
     def skip_bom(self) -> None:
         src = self.src
         if src[self.cursor] != "\xef":
@@ -116,54 +124,63 @@ class Lexer:
         """Read the next token into ``token``/``attribute`` (flatc ``Parser::Next``)."""
         src = self.src
         self.doc_comment = []
-        self.prev_cursor = self.cursor
-        seen_newline = self.cursor == 0
+        cursor = self.prev_cursor = self.cursor
+        seen_newline = cursor == 0
         self.attribute = ""
         self.trivial_ascii = True
         while True:
-            c = src[self.cursor]
-            self.cursor += 1
+            end = _end(_BLANKS, src, cursor)
+            if end != cursor:
+                newlines = src.count("\n", cursor, end)
+                if newlines:
+                    self.line += newlines
+                    self.line_start = src.rfind("\n", cursor, end) + 1
+                    seen_newline = True
+                cursor = end
+            c = src[cursor]
+            cursor += 1
             self.token = ord(c)
+            if c in _IDENT_START:
+                self.cursor = _end(_IDENT_REST_RE, src, cursor)
+                self.attribute = src[cursor - 1:self.cursor]
+                self.token = TOKEN_IDENT
+                return
+            if c in _SINGLE:
+                self.cursor = cursor
+                return
+            if c == "/":
+                nxt = src[cursor]
+                if nxt == "/":
+                    start = cursor + 1
+                    cursor = _end(_LINE_REST, src, start)
+                    if src[start] == "/":  # documentation comment
+                        if not seen_newline:
+                            self.cursor = cursor
+                            raise LexError(
+                                "a documentation comment should be on a line on its own")
+                        self.doc_comment.append(src[start + 1:cursor])
+                    continue
+                if nxt == "*":
+                    end = src.find("*/", cursor + 1)
+                    stop = self.end if end < 0 or end >= self.end else end
+                    newlines = src.count("\n", cursor + 1, stop)
+                    if newlines:
+                        # flatc marks the new line before stepping over the '\n'
+                        self.line += newlines
+                        self.line_start = src.rfind("\n", cursor + 1, stop)
+                    if stop != end:
+                        self.cursor = stop
+                        raise LexError("end of file in comment")
+                    cursor = end + 2
+                    continue
+            self.cursor = cursor
             if c == "\0":
                 self.cursor -= 1
                 self.token = TOKEN_EOF
                 return
-            if c in " \r\t":
-                continue
-            if c == "\n":
-                self._newline()
-                seen_newline = True
-                continue
-            if c in _SINGLE:
-                return
             if c in "\"'":
                 self._string(c)
                 return
-            if c == "/":
-                nxt = src[self.cursor]
-                if nxt == "/":
-                    self.cursor += 1
-                    start = self.cursor
-                    while src[self.cursor] not in "\0\n\r":
-                        self.cursor += 1
-                    if src[start] == "/":  # documentation comment
-                        if not seen_newline:
-                            raise LexError(
-                                "a documentation comment should be on a line on its own")
-                        self.doc_comment.append(src[start + 1:self.cursor])
-                    continue
-                if nxt == "*":
-                    self.cursor += 1
-                    while src[self.cursor] != "*" or src[self.cursor + 1] != "/":
-                        if src[self.cursor] == "\n":
-                            # flatc marks the new line before stepping over the '\n'
-                            self.line_start = self.cursor
-                            self.line += 1
-                        if src[self.cursor] == "\0" and self.cursor >= self.end:
-                            raise LexError("end of file in comment")
-                        self.cursor += 1
-                    self.cursor += 2
-                    continue
             self._other(c)
             return
 

@@ -85,10 +85,8 @@ class Parser(DeclarationParser):
         self.warnings.clear()
         self.file_being_parsed = filename or ""
         self.lx = Lexer(source)
-        try:
-            self.lx.skip_bom()
-        except LexError as exc:
-            raise self.error(exc.message) from None
+        self.next = self.lx.next
+        self.lx.skip_bom()
         self.next()
         if self.is_(TOKEN_EOF):
             raise self.error("input file is empty")
@@ -216,7 +214,10 @@ class Parser(DeclarationParser):
                 self.parse_decl()
 
     def parse_root(self, source: str, filename: str | None) -> ParsedSchema:
-        self.do_parse(source, filename, None)
+        try:
+            self.do_parse(source, filename, None)
+        except LexError as exc:  # located where the lexer stopped, as flatc reports it
+            raise self.error(exc.message) from None
         for sd in self.structs.vec:
             if sd.predecl:
                 msg = "type referenced but not defined (check namespace): " + sd.name

@@ -6,6 +6,7 @@ attributes and constant values (flatc's ``ParseType``, ``ParseMetaData``,
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 from gameserde.flatbuffers import _fbs_numbers as num
 from gameserde.flatbuffers._fbs_defs import (
@@ -34,12 +35,12 @@ from gameserde.flatbuffers._fbs_defs import (
     text,
 )
 from gameserde.flatbuffers._fbs_lexer import (
+    TOKEN_EOF,
     TOKEN_FLOAT,
     TOKEN_IDENT,
     TOKEN_INTEGER,
     TOKEN_STRING,
     Lexer,
-    LexError,
     token_to_string,
 )
 from gameserde.flatbuffers._fbs_numbers import (
@@ -58,6 +59,13 @@ from gameserde.flatbuffers._fbs_numbers import (
 
 __all__ = ["ValueParser"]
 
+# a token as is_() and expect() take it: a one-character string, or a token class
+_TOKEN_OF: dict[int | str, int] = {
+    **{c: ord(c) for c in "{}()[]<>,:;=.+-"},
+    **{t: t for t in (TOKEN_EOF, TOKEN_STRING, TOKEN_INTEGER, TOKEN_FLOAT, TOKEN_IDENT)}}
+# tokens the parsers compare with
+RBRACE, LPAREN, COLON, EQUALS, COMMA, DOT = (ord(c) for c in "}(:=,.")
+
 
 class ValueParser:
     """The parser's state, messages and token helpers, and the parsing of types, attributes
@@ -69,6 +77,8 @@ class ValueParser:
         self.warnings_as_errors = warnings_as_errors
         self.require_explicit_ids = require_explicit_ids
         self.lx = Lexer("")
+        # the current lexer's next(): its LexError becomes a located error in parse_root
+        self.next: Callable[[], None] = self.lx.next
         self.file_being_parsed = ""
         self.messages: list[str] = []
         self.warnings: list[str] = []
@@ -118,14 +128,8 @@ class ValueParser:
 
     # -- tokens ------------------------------------------------------------------------------
 
-    def next(self) -> None:
-        try:
-            self.lx.next()
-        except LexError as exc:
-            raise self.error(exc.message) from None
-
     def is_(self, t: int | str) -> bool:
-        return self.lx.token == (ord(t) if isinstance(t, str) else t)
+        return self.lx.token == _TOKEN_OF[t]
 
     def is_ident(self, name: str) -> bool:
         return self.lx.token == TOKEN_IDENT and self.lx.attribute == name
@@ -134,7 +138,7 @@ class ValueParser:
         return self.lx.attribute if t == TOKEN_IDENT else token_to_string(t)
 
     def expect(self, t: int | str) -> None:
-        tok = ord(t) if isinstance(t, str) else t
+        tok = _TOKEN_OF[t]
         if self.lx.token != tok:
             raise self.error(f"expecting: {token_to_string(tok)} instead got: "
                              f"{self.token_id(self.lx.token)}")
@@ -142,7 +146,7 @@ class ValueParser:
 
     def parse_namespacing(self, ident: str) -> tuple[str, str | None]:
         last: str | None = None
-        while self.is_("."):
+        while self.lx.token == DOT:
             self.next()
             ident += "." + self.lx.attribute
             last = self.lx.attribute

@@ -462,11 +462,14 @@ def load_schema(source: str | bytes | os.PathLike[str] | Schema,
 
 
 def _attrs(table: SymbolTable[Value]) -> dict[str, Any]:
+    if not table.dict:
+        return {}
     return {text(k): attribute_value(v) for k, v in table.dict.items()}
 
 
 def _doc(lines: list[str]) -> str:
-    return "\n".join(text(line) for line in lines)
+    joined = "\n".join(lines)
+    return joined if joined.isascii() else "\n".join(text(line) for line in lines)
 
 
 def _int_type(base_type: int) -> Int:
