@@ -31,6 +31,7 @@ EXTENSIONS = (
     "gameserde.flatbuffers._encoder_speedups",
     "gameserde.flatbuffers._reader_speedups",
     "gameserde.flatbuffers._json_speedups",
+    "gameserde.flatbuffers._fbs_lexer_speedups",
 )
 """Each module's C source is its dotted path under ``src/`` with ``.c``."""
 

@@ -18,7 +18,7 @@ from gameserde.cli import main
 ROOT = Path(__file__).resolve().parents[1]
 SAVEGAME = ROOT / "examples" / "godot" / "savegame.sav"
 ALL_ACTIVE = ("(C accelerators: godot, flatbuffers-encoder, flatbuffers-reader, "
-              "flatbuffers-json)")
+              "flatbuffers-json, flatbuffers-schema)")
 
 
 def run_program(*args: str, pure: bool | None = None,
@@ -65,17 +65,17 @@ def test_version_with_gameserde_pure() -> None:
 
 
 @pytest.mark.parametrize(("states", "detail"), [
-    (("active",) * 4, ALL_ACTIVE[1:-1]),
-    (("disabled",) * 4, "pure Python: C accelerators disabled by GAMESERDE_PURE"),
-    (("not built",) * 4, "pure Python: no C accelerators built"),
-    (("disabled", "not built", "not built", "not built"),
+    (("active",) * 5, ALL_ACTIVE[1:-1]),
+    (("disabled",) * 5, "pure Python: C accelerators disabled by GAMESERDE_PURE"),
+    (("not built",) * 5, "pure Python: no C accelerators built"),
+    (("disabled", "not built", "not built", "not built", "not built"),
      "pure Python: C accelerators disabled by GAMESERDE_PURE"),
-    (("active", "not built", "not built", "not built"),
+    (("active", "not built", "not built", "not built", "not built"),
      "C accelerators: godot; not built: flatbuffers-encoder, flatbuffers-reader, "
-     "flatbuffers-json"),
-    (("active", "disabled", "not built", "active"),
+     "flatbuffers-json, flatbuffers-schema"),
+    (("active", "disabled", "not built", "active", "disabled"),
      "C accelerators: godot, flatbuffers-json; disabled by GAMESERDE_PURE: "
-     "flatbuffers-encoder; not built: flatbuffers-reader"),
+     "flatbuffers-encoder, flatbuffers-schema; not built: flatbuffers-reader"),
 ])
 def test_version_text(monkeypatch: pytest.MonkeyPatch, states: tuple[str, ...],
                       detail: str) -> None:
@@ -95,6 +95,7 @@ def test_accelerator_states_follow_the_switches(monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setattr(fb_accel, "encoder", None)
     monkeypatch.setattr(fb_accel, "reader", None)
     monkeypatch.setattr(fb_accel, "json", None)
+    monkeypatch.setattr(fb_accel, "lexer", None)
     assert set(cli.accelerator_states().values()) == {"not built"}
 
 

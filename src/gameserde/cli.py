@@ -49,7 +49,8 @@ EXIT_STATUS = """exit status:
   130  interrupted (Ctrl-C)
   141  the program reading the output closed the pipe early (nothing is printed)"""
 
-ACCELERATORS = ("godot", "flatbuffers-encoder", "flatbuffers-reader", "flatbuffers-json")
+ACCELERATORS = ("godot", "flatbuffers-encoder", "flatbuffers-reader", "flatbuffers-json",
+                "flatbuffers-schema")
 
 
 class CommandError(Exception):
@@ -69,8 +70,8 @@ def accelerator_states() -> dict[str, str]:
     from gameserde.godot import _accel as godot_accel
 
     built = (godot_accel.AVAILABLE, fb_accel.encoder is not None, fb_accel.reader is not None,
-             fb_accel.json is not None)
-    enabled = (godot_accel.ENABLED, fb_accel.ENABLED, fb_accel.ENABLED, fb_accel.ENABLED)
+             fb_accel.json is not None, fb_accel.lexer is not None)
+    enabled = (godot_accel.ENABLED, *[fb_accel.ENABLED] * 4)
     return {name: "not built" if not b else "active" if e else "disabled"
             for name, b, e in zip(ACCELERATORS, built, enabled, strict=True)}
 

@@ -1,13 +1,17 @@
-"""The optional C accelerators of the FlatBuffers encoder and reader (built at install).
+"""The optional C accelerators of the FlatBuffers encoder, reader, JSON reader and schema
+tokenizer (built at install).
 
 ``_encoder_speedups`` encodes dict values and ``_reader_speedups`` materialises buffers
 (:func:`~gameserde.flatbuffers.decoder.decode`), each driven by a compact program compiled once
 per schema from the same plans the pure-Python code runs. ``_json_speedups`` reads flatc's
 JSON dialect for :func:`~gameserde.flatbuffers.json_input.from_json`, whose document the encoder
-extension then encodes with the JSON rules. The Python code is the reference:
-whenever an extension meets something it does not handle, or any problem, it gives up and the
-caller runs the reference over the whole input, which produces the result or raises the exact
-error. So the public API gives the same values, bytes and errors with or without them.
+extension then encodes with the JSON rules. ``_fbs_lexer_speedups`` tokenizes ``.fbs`` schemas
+for :func:`~gameserde.flatbuffers.load_schema` (a lexer made while ``ENABLED`` is true runs
+``next()`` in C, see :func:`~gameserde.flatbuffers._fbs_lexer.new_lexer`). The Python code is
+the reference: whenever an extension meets something it does not handle, or any problem, it
+gives up and the caller runs the reference over the whole input, which produces the result or
+raises the exact error. So the public API gives the same values, bytes and errors with or
+without them.
 
 ``_reader_speedups`` also reads the lazy :func:`~gameserde.flatbuffers.views.view`: view
 classes built while ``ENABLED`` is true (when a schema's first view of a table type is made)
@@ -50,6 +54,9 @@ reader: Any = _load("_reader_speedups")
 
 json: Any = _load("_json_speedups")
 """The JSON parser extension (``from_json``, with the encoder extension), or None."""
+
+lexer: Any = _load("_fbs_lexer_speedups")
+"""The ``.fbs`` tokenizer extension (``load_schema``), or None."""
 
 ENABLED = os.environ.get("GAMESERDE_PURE", "") in ("", "0")
 """Whether the loaded extensions are used (set it to ``False`` to force the reference)."""

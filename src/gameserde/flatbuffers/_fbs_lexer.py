@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 
+from gameserde.flatbuffers import _accel
+
 __all__ = [
     "TOKEN_EOF",
     "TOKEN_FLOAT",
@@ -20,6 +22,7 @@ __all__ = [
     "TOKEN_STRING",
     "LexError",
     "Lexer",
+    "new_lexer",
     "token_to_string",
 ]
 
@@ -313,3 +316,28 @@ class Lexer:
             raise LexError("illegal character: " + c)
         code = ord(c)
         raise LexError(f"illegal character: code: {code - 256 if code >= 128 else code}")
+
+
+def _accelerated() -> type[Lexer] | None:
+    """The reference with ``next`` in C (``_fbs_lexer_speedups``), when it is built."""
+    if _accel.lexer is None:
+        return None
+
+    class AcceleratedLexer(_accel.lexer.LexerBase, Lexer):  # type: ignore[misc]
+        """:class:`Lexer` whose ``next`` runs in C; strings and numbers are still read by the
+        reference's ``_string`` and ``_other``, and errors are its :class:`LexError`."""
+
+        error = LexError
+        reference_next = Lexer.next
+
+    return AcceleratedLexer
+
+
+_ACCELERATED = _accelerated()
+
+
+def new_lexer(text: str) -> Lexer:
+    """A :class:`Lexer` of ``text``: the C one when it is built and enabled."""
+    if _ACCELERATED is not None and _accel.ENABLED:
+        return _ACCELERATED(text)
+    return Lexer(text)

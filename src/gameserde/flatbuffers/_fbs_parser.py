@@ -41,8 +41,8 @@ from gameserde.flatbuffers._fbs_lexer import (
     TOKEN_EOF,
     TOKEN_IDENT,
     TOKEN_STRING,
-    Lexer,
     LexError,
+    new_lexer,
 )
 from gameserde.flatbuffers._fbs_numbers import ARRAY, STRUCT
 
@@ -84,7 +84,7 @@ class Parser(DeclarationParser):
         self.messages.clear()
         self.warnings.clear()
         self.file_being_parsed = filename or ""
-        self.lx = Lexer(source)
+        self.lx = new_lexer(source)
         self.next = self.lx.next
         self.lx.skip_bom()
         self.next()
