@@ -6,6 +6,7 @@ services and namespaces (flatc's ``ParseDecl``, ``ParseField``, ``ParseEnum``,
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from gameserde.flatbuffers import _fbs_numbers as num
 from gameserde.flatbuffers._fbs_defs import (
@@ -69,9 +70,7 @@ class DeclarationParser(ValueParser):
     # -- fields ------------------------------------------------------------------------------
 
     def add_field(self, sd: StructDef, name: str, t: Type) -> FieldDef:
-        fd = FieldDef(name=name, file=sd.file)
-        fd.value.offset = 4 + 2 * len(sd.fields.vec)
-        fd.value.type = t.copy()
+        fd = FieldDef(name, Value(t.copy(), "0", 4 + 2 * len(sd.fields.vec)), file=sd.file)
         if sd.fixed:
             size = inline_size(t)
             alignment = inline_alignment(t)
@@ -313,8 +312,10 @@ class DeclarationParser(ValueParser):
         sd.predecl = False
         sd.name = name
         sd.file = self.file_being_parsed
-        self.structs.vec.remove(sd)
-        self.structs.vec.append(sd)
+        vec = self.structs.vec
+        if vec[-1] is not sd:  # a type referred to before: now where it is defined
+            vec.remove(sd)
+            vec.append(sd)
         sd.order = self.order
         self.order += 1
         return sd
@@ -419,19 +420,27 @@ class DeclarationParser(ValueParser):
         self.order += 1
         return ed
 
-    def _validate_enum_value(self, ed: EnumDef, value: int, step: int) -> int:
+    def _enum_value_check(self, ed: EnumDef) -> Callable[[int, int], int]:
+        """The check of an enum's values: ``check(value, step)`` gives ``value + step`` or
+        raises when it does not fit the underlying type."""
         base = ed.underlying_type.base_type
         if not is_integer(base):
-            raise self.error("fatal: invalid enum underlying type")
+            def invalid(value: int, step: int) -> int:
+                raise self.error("fatal: invalid enum underlying type")
+            return invalid
         bits, signed = num.INT_RANGES[base]
         lo = -(1 << (bits - 1)) if signed else 0
         hi = (1 << (bits - 1)) - 1 if signed else (1 << bits) - 1
-        v = num.to_uint64(value) if ed.is_uint64() else num.to_int64(value)
-        if v < lo or v > hi - step:
-            plus = ' + 1"' if step else '"'
-            raise self.error(f'enum value does not fit, "{v}{plus} out of '
-                             f"{num.interval_string(base)}")
-        return v + step
+        normal = num.to_uint64 if ed.is_uint64() else num.to_int64
+
+        def check(value: int, step: int) -> int:
+            v = normal(value)
+            if v < lo or v > hi - step:
+                plus = ' + 1"' if step else '"'
+                raise self.error(f'enum value does not fit, "{v}{plus} out of '
+                                 f"{num.interval_string(base)}")
+            return v + step
+        return check
 
     def parse_enum(self, is_union: bool) -> None:
         lx = self.lx
@@ -462,16 +471,19 @@ class DeclarationParser(ValueParser):
 
         pending: EnumVal | None = None
         user_value = False
+        vals = ed.vals
+        check = self._enum_value_check(ed)
+        value_type = ULONG if ed.is_uint64() else LONG
 
         def create(name: str) -> EnumVal:
             nonlocal user_value
-            first = not ed.vals.vec
+            first = not vals.vec
             user_value = first
-            return EnumVal(name=name, value=0 if first else ed.vals.vec[-1].value)
+            return EnumVal(name, 0 if first else vals.vec[-1].value)
 
         def accept(ev: EnumVal) -> None:
-            ev.value = self._validate_enum_value(ed, ev.value, 0 if user_value else 1)
-            if ed.vals.add(ev.name, ev):
+            ev.value = check(ev.value, 0 if user_value else 1)
+            if vals.add(ev.name, ev):
                 raise self.error("enum value already exists: " + ev.name)
 
         self.expect("{")
@@ -497,7 +509,7 @@ class DeclarationParser(ValueParser):
                 self.next()
                 user_value = True
                 value_text = lx.attribute
-                ok, v = num.string_to_number(value_text, ULONG if ed.is_uint64() else LONG)
+                ok, v = num.string_to_number(value_text, value_type)
                 pending.value = int(v)
                 if not ok:
                     raise self.error(f'enum value does not fit, "{value_text}"')

@@ -341,13 +341,14 @@ class ServiceDef:
 def _lookup_by_name(table: SymbolTable[T], name: str, ns: Namespace, skip_top: int) -> T | None:
     """flatc ``LookupTableByName``: the current namespace, then its parents, then global."""
     comps = ns.components
-    if not table.dict or len(comps) < skip_top:
+    found = table.dict
+    if not found or len(comps) < skip_top:
         return None
     for i in range(len(comps) - skip_top, 0, -1):
-        obj = table.lookup(".".join(comps[:i]) + "." + name)
+        obj = found.get(".".join(comps[:i]) + "." + name)
         if obj is not None:
             return obj
-    return table.lookup(name)
+    return found.get(name)
 
 
 # ---------------------------------------------------------------------------------------------

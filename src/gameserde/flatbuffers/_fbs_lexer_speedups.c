@@ -6,11 +6,12 @@
  * state in C members (src, end, allow_non_utf8, cursor, prev_cursor, line, line_start, token,
  * attribute, doc_comment, trivial_ascii) and implements next() for what makes up most of a
  * schema: blanks and new lines, // and documentation comments, block comments, identifiers,
- * one-character tokens and the end of the input. For a string constant or anything else
- * (numbers, signs, dots, illegal characters) it calls the reference's own _string or
- * _other method, which reads and sets the same members: _fbs_lexer derives a class from
- * both LexerBase and the reference Lexer, so there is one implementation of the hard parts
- * and every state the parser can observe is the reference's.
+ * plain decimal integers, one-character tokens and the end of the input. For a string
+ * constant or anything else (other numbers, signs, dots, illegal characters) it calls the
+ * reference's own _string or _other method, which reads and sets the same members:
+ * _fbs_lexer derives a class from both LexerBase and the reference Lexer, so there is one
+ * implementation of the hard parts and every state the parser can observe is the
+ * reference's.
  *
  * Errors raise the class's `error` attribute (the reference's LexError) with the
  * reference's message and state. A src that is not 1-byte text (the reference decodes
@@ -24,6 +25,7 @@
 #include <string.h>
 
 #define TOKEN_EOF 256
+#define TOKEN_INTEGER 258
 #define TOKEN_IDENT 260
 
 typedef struct {
@@ -96,6 +98,24 @@ static PyObject *lexer_next(LexerObject *self, PyObject *Py_UNUSED(ignored))
             self->cursor = cursor;
             self->token = TOKEN_IDENT;
             Py_RETURN_NONE;
+        }
+        if ((c >= '0' && c <= '9')
+            || ((c == '+' || c == '-') && AT(cursor + 1) >= '0' && AT(cursor + 1) <= '9')) {
+            /* a plain decimal integer ([+-]?[0-9]+ not followed by '.', 'e' or 'E', not 0x):
+             * what _other makes of it; anything else goes to _other */
+            Py_ssize_t k = c <= '9' && c >= '0' ? cursor : cursor + 1, end = k;
+            while (AT(end) >= '0' && AT(end) <= '9')
+                end++;
+            if (!(AT(k) == '0' && (AT(k + 1) == 'x' || AT(k + 1) == 'X'))
+                && AT(end) != '.' && AT(end) != 'e' && AT(end) != 'E') {
+                PyObject *number = PyUnicode_Substring(self->src, cursor, end);
+                if (number == NULL)
+                    return NULL;
+                Py_SETREF(self->attribute, number);
+                self->cursor = end;
+                self->token = TOKEN_INTEGER;
+                Py_RETURN_NONE;
+            }
         }
         cursor++;
         self->token = c;

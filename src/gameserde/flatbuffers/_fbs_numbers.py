@@ -46,6 +46,7 @@ INT_RANGES: dict[int, tuple[int, bool]] = {
 _U64 = (1 << 64) - 1
 _I64_MIN, _I64_MAX = -(1 << 63), (1 << 63) - 1
 _SPACE = " \t\n\v\f\r"
+_DECIMAL = re.compile(r"[+-]?[0-9]{1,18}\Z")
 
 
 def to_int64(v: int) -> int:
@@ -171,6 +172,11 @@ def string_to_number(s: str, base_type: int) -> tuple[bool, int | float]:
     if base_type in (FLOAT, DOUBLE):
         return string_to_float(s, 32 if base_type == FLOAT else 64)
     bits, signed = INT_RANGES[base_type]
+    if _DECIMAL.match(s):  # the common case: a decimal number in the type's range
+        value = int(s)
+        lo, hi = _limits(bits, signed)
+        if lo <= value <= hi:
+            return True, value
     if bits == 64:
         if signed:
             return string_to_integer(s)

@@ -180,13 +180,14 @@ class ValueParser:
                              definition: bool = False) -> StructDef | None:
         ns = self.current_namespace
         qualified = ns.qualified(name)
-        sd = self.structs.lookup(name)
+        structs = self.structs.dict
+        sd = structs.get(name)
         if sd is not None and sd.predecl:
             if definition:
                 sd.namespace = ns
                 self.structs.move(name, qualified)
             return sd
-        sd = self.structs.lookup(qualified)
+        sd = structs.get(qualified)
         if sd is not None and sd.predecl:
             if definition:
                 sd.namespace = ns
@@ -352,6 +353,23 @@ class ValueParser:
 
     def parse_single_value(self, name: str | None, e: Value, check_now: bool) -> None:
         lx = self.lx
+        in_type = e.type.base_type
+        if check_now and lx.token == TOKEN_INTEGER and (in_type == NONE or is_integer(in_type)):
+            # the common case of the general path below, in its order: a number for an
+            # integer (or an attribute's value, which becomes an INT)
+            if in_type == NONE:
+                in_type = e.type.base_type = INT
+            e.constant = lx.attribute
+            self.next()
+            e.constant = str(self.atot(e.constant, in_type))
+            return
+        if check_now and lx.token == TOKEN_FLOAT and is_float(in_type):
+            e.constant = lx.attribute
+            self.next()
+            val = self.atot(e.constant, in_type)
+            if isinstance(val, float) and math.isnan(val):
+                e.constant = "nan"
+            return
         if self.is_("+") or self.is_("-"):
             sign = chr(lx.token)
             self.next()

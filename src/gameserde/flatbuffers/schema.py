@@ -472,9 +472,11 @@ def _doc(lines: list[str]) -> str:
     return joined if joined.isascii() else "\n".join(text(line) for line in lines)
 
 
+_INT_TYPES = {base_type: Int(bits, signed) for base_type, (bits, signed) in num.INT_RANGES.items()}
+
+
 def _int_type(base_type: int) -> Int:
-    bits, signed = num.INT_RANGES[base_type]
-    return Int(bits, signed)
+    return _INT_TYPES[base_type]
 
 
 class _Lowering:
