@@ -112,6 +112,18 @@ def test_small_dags_decode_in_full() -> None:
     with pytest.raises(DecodeError, match="max_expansion"):
         NODE.view(hb.dag(40)).kids.tolist()
     assert view.kids.tolist() == tree(6)["kids"]
+    assert view.kids == view.kids and view == NODE.view(buf)
+
+
+def test_view_equality_within_the_budget() -> None:
+    """Comparing views decodes them within the default budget: a vector of tables that share
+    a string costs one budget, not one per element."""
+    buf = hb.shared_string(2000, 4096)
+    kids = NODE.view(buf).kids
+    for fn in (lambda: kids == kids, lambda: NODE.view(buf) == NODE.view(buf)):
+        with pytest.raises(DecodeError, match="max_expansion"):
+            fn()
+    assert kids[0] == kids[1]
 
 
 @pytest.mark.parametrize("family", list(FAMILIES))

@@ -377,7 +377,9 @@ class VectorView(Sequence[Any]):
         return out
 
     def __eq__(self, other: object) -> bool:
-        if isinstance(other, VectorView | list | tuple):
+        if isinstance(other, VectorView):  # each decoded within one expansion budget
+            return self.tolist() == other.tolist()
+        if isinstance(other, list | tuple):
             return list(self) == list(other)
         return NotImplemented
 
