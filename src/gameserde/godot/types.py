@@ -379,32 +379,132 @@ def godot_key(value: Any) -> Any:
     """A hashable stand-in for ``value`` that is equal exactly when Godot's keys are equal.
 
     Godot tells ``1``, ``1.0`` and ``true`` apart, compares String and StringName by text,
-    and compares Arrays and Dictionaries by content.
+    and compares Arrays and Dictionaries by content. The stand-in of an Array or Dictionary
+    is built without recursion, and a :class:`Dictionary` inside it contributes the
+    stand-ins its index already holds for its keys, so a key nested in a key in a key ... is
+    not walked again at every level: the cost is linear in the value's size.
     """
+    key = _leaf_key(value)
+    return _container_key(value) if key is _CONTAINER else key
+
+
+_CONTAINER: Any = object()  # _leaf_key's answer for an Array or Dictionary
+
+
+def _leaf_key(value: Any) -> Any:
+    """:func:`godot_key` of anything but an Array or Dictionary, else ``_CONTAINER``."""
     t = type(value)
+    if t is str:
+        return ("str", value)
+    if t is list or t is dict or t is Dictionary:
+        return _CONTAINER
     if t is float and value != value:
         return ("float", "nan")  # the engine's hash_compare treats every NaN as equal
     if t is bool or t is int or t is float:
         return (t.__name__, value)
-    if isinstance(value, tuple) and t in _MATH_SET:
-        return (t.__name__, tuple(godot_key(c) if isinstance(c, float | tuple) else c
+    if t in _MATH_SET:
+        return (t.__name__, tuple(_leaf_key(c) if isinstance(c, float | tuple) else c
                                   for c in value))
     if isinstance(value, str):
         return ("str", str(value))
-    if isinstance(value, PackedArray | bytes):
-        return (t.__name__, value.tobytes() if isinstance(value, PackedArray) else value)
-    if isinstance(value, list):
-        kind = "PackedStringArray" if t is PackedStringArray else "list"
-        return (kind, tuple(godot_key(v) for v in value))
-    if isinstance(value, dict):
-        return ("dict", tuple((godot_key(k), godot_key(v)) for k, v in value.items()))
-    if isinstance(value, Dictionary):
-        return ("dict", tuple((godot_key(k), godot_key(v)) for k, v in value.items()))
+    if isinstance(value, PackedArray):
+        return (t.__name__, value.tobytes())
+    if isinstance(value, bytes):
+        return (t.__name__, value)
+    if isinstance(value, PackedStringArray):
+        return ("PackedStringArray", tuple(str(s) for s in value))
+    if isinstance(value, list | dict | Dictionary):
+        return _CONTAINER
     try:
         hash(value)
     except TypeError:
         return ("id", id(value))
     return (t.__name__, value)
+
+
+def _open(value: Any) -> list[Any]:
+    """A work frame of :func:`_container_key`: kind, children, their keys' stand-ins (for a
+    :class:`Dictionary`, whose keys are not walked), the stand-ins so far, the next child's
+    index, and the container."""
+    if isinstance(value, Dictionary):
+        items = value._items
+        return ["dict", [item[1] for item in items], [item[2] for item in items], [], 0, value]
+    if isinstance(value, dict):
+        return ["dict", [x for pair in value.items() for x in pair], None, [], 0, value]
+    return ["list", value, None, [], 0, value]
+
+
+def _container_key(root: Any) -> _Key:
+    """:func:`godot_key` of an Array or Dictionary, depth first with a stack of its own."""
+    stack = [_open(root)]
+    open_ids = {id(root)}
+    while True:
+        frame = stack[-1]
+        seq, pre, parts, i = frame[1], frame[2], frame[3], frame[4]
+        n = len(seq)
+        while i < n:
+            key = _leaf_key(seq[i])
+            if key is _CONTAINER:
+                break
+            if pre is not None:
+                parts.append(pre[i])
+            parts.append(key)
+            i += 1
+        if i < n:
+            child = seq[i]
+            if id(child) in open_ids:
+                raise ValueError("an Array or Dictionary that contains itself cannot be a key")
+            frame[4] = i
+            stack.append(_open(child))
+            open_ids.add(id(child))
+            continue
+        done = _Key(frame[0], tuple(parts))
+        stack.pop()
+        if not stack:
+            return done
+        open_ids.discard(id(frame[5]))
+        parent = stack[-1]
+        j = parent[4]
+        if parent[2] is not None:
+            parent[3].append(parent[2][j])
+        parent[3].append(done)
+        parent[4] = j + 1
+
+
+class _Key:
+    """The stand-in :func:`godot_key` gives an Array or Dictionary: its kind and its parts'
+    stand-ins, with the hash computed once (from the parts' own, so never by a deep walk)."""
+
+    __slots__ = ("_hash", "kind", "parts")
+
+    def __init__(self, kind: str, parts: tuple[Any, ...]) -> None:
+        self.kind = kind
+        self.parts = parts
+        self._hash = hash((kind, parts))
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if type(other) is not _Key:
+            return False
+        todo = [(self, other)]  # with a stack of its own: keys may be nested deeply
+        while todo:
+            a, b = todo.pop()
+            if a._hash != b._hash or a.kind != b.kind or len(a.parts) != len(b.parts):
+                return False
+            for x, y in zip(a.parts, b.parts, strict=True):
+                if x is y:
+                    continue
+                if type(x) is _Key:
+                    if type(y) is not _Key:
+                        return False
+                    todo.append((x, y))
+                elif x != y:
+                    return False
+        return True
 
 
 class Dictionary:
@@ -419,7 +519,7 @@ class Dictionary:
     __slots__ = ("_index", "_items")
 
     def __init__(self, items: Iterable[tuple[Any, Any]] = ()) -> None:
-        self._items: list[list[Any]] = []
+        self._items: list[list[Any]] = []  # [key, value, godot_key(key)] in order
         self._index: dict[Any, int] = {}
         for key, value in items:
             self[key] = value
@@ -432,7 +532,7 @@ class Dictionary:
         slot = self._index.get(gk)
         if slot is None:
             self._index[gk] = len(self._items)
-            self._items.append([key, value])
+            self._items.append([key, value, gk])
         else:
             self._items[slot][1] = value
 
@@ -446,16 +546,16 @@ class Dictionary:
         return len(self._items)
 
     def __iter__(self) -> Iterator[Any]:
-        return (k for k, _ in self._items)
+        return (item[0] for item in self._items)
 
     def items(self) -> Iterator[tuple[Any, Any]]:
-        return ((k, v) for k, v in self._items)
+        return ((item[0], item[1]) for item in self._items)
 
     def keys(self) -> list[Any]:
-        return [k for k, _ in self._items]
+        return [item[0] for item in self._items]
 
     def values(self) -> list[Any]:
-        return [v for _, v in self._items]
+        return [item[1] for item in self._items]
 
     def _types(self) -> tuple[ContainerType, ContainerType]:
         return (self.key_type, self.value_type)
@@ -465,13 +565,12 @@ class Dictionary:
             other = Dictionary(other.items())
         if not isinstance(other, Dictionary) or self._types() != other._types():
             return False
-        return [(godot_key(k), v) for k, v in self._items] == [
-            (godot_key(k), v) for k, v in other._items]
+        return [(gk, v) for _, v, gk in self._items] == [(gk, v) for _, v, gk in other._items]
 
     __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
-        pairs = ", ".join(f"{k!r}: {v!r}" for k, v in self._items)
+        pairs = ", ".join(f"{k!r}: {v!r}" for k, v in self.items())
         return f"Dictionary({{{pairs}}})"
 
 
@@ -488,7 +587,7 @@ class TypedDictionary(Dictionary):
         super().__init__(items)
 
     def __repr__(self) -> str:
-        pairs = ", ".join(f"{k!r}: {v!r}" for k, v in self._items)
+        pairs = ", ".join(f"{k!r}: {v!r}" for k, v in self.items())
         return (f"TypedDictionary({self.key_type.name!r}, {self.value_type.name!r}, "
                 f"{{{pairs}}})")
 
