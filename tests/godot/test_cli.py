@@ -380,7 +380,7 @@ def test_inspect_store_var_and_error(cli: Any, tmp_path: Path) -> None:
     assert r.code == 0
     text = r.out.decode()
     assert "record 0 at 0x00000000" in text and "record 1 at " in text
-    assert re.search(r'^0x000000b0 .*\$\["player"\]\["position"\] Vector3', text, re.M)
+    assert re.search(r'^0x000000b0 .*\$\["player"\]\["position"\] +Vector3', text, re.M)
     bad = tmp_path / "bad.bin"
     bad.write_bytes(encode([1, {"a": [2, "xyz"]}])[:-3])
     r = cli("inspect", "godot", str(bad))

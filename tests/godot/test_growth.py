@@ -5,8 +5,8 @@ Two measures, both deterministic (no clock): the peak of memory traced by ``trac
 (which sees the C accelerator's allocations too), and the number of Python lines executed
 (what the pure-Python paths do, and what the C path hands to Python: the Dictionary key
 index, build_dictionary). Linear growth gives a ratio of about 4, quadratic 16; the tests
-allow 6 plus a small constant. Run for ``decode`` (C and pure Python) and ``from_json`` of
-the decoded value's JSON view.
+allow 6 plus a small constant. Run for ``decode`` (C and pure Python), ``from_json`` of the
+decoded value's JSON view, and ``inspect`` (``regions`` and ``render``).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from typing import Any, NamedTuple
 import pytest
 
 from gameserde.godot import decode, from_json, to_json
+from gameserde.godot.inspect import regions, render
 
 try:
     from gameserde.godot import _accel
@@ -232,3 +233,10 @@ FROM_JSON_CASES = [pytest.param(f, m, id=f"{f.make.__name__}-{m}")
 def test_from_json_is_linear(family: Family, measure: str) -> None:
     docs: dict[bytes, Callable[[], Any]] = {}
     assert_linear(family, lambda data: docs.setdefault(data, _from_json_of(data))(), measure)
+
+
+@pytest.mark.parametrize("measure", MEASURES)
+@pytest.mark.parametrize("family", FAMILIES, ids=IDS)
+def test_inspect_is_linear(family: Family, measure: str) -> None:
+    assert_linear(family, lambda data: render(data, regions(data, max_depth=MAX_DEPTH)),
+                  measure)

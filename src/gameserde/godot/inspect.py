@@ -3,6 +3,10 @@
 Containers get a row for their header and one for their size; every other value gets one row
 covering its header and payload. Undecodable input is mapped up to the failure, and the failing
 region is marked with the error instead of aborting.
+
+The map costs time and memory linear in the input: each byte is read once (a container's
+rows come from its header, only the values inside it are decoded, each once), rows share
+their paths' common parts, and a path step names a long or composite key briefly.
 """
 
 from __future__ import annotations
@@ -14,57 +18,102 @@ from typing import Any
 from gameserde._recursion import recursion_room
 from gameserde.errors import DecodeError, path_key
 from gameserde.godot import types as gt
-from gameserde.godot.decoder import decode_prefix
-from gameserde.godot.profiles import MAX_DEPTH, Profile, get_profile
+from gameserde.godot.decoder import make_reader
+from gameserde.godot.profiles import MAX_DEPTH, Profile, check_max_depth, get_profile
 from gameserde.godot.types import VariantType as T
 
 _u32 = struct.Struct("<I").unpack_from
+
+KEY_STEP_LIMIT = 40
+"""Longest path step a key gets; a longer key is cut, and an Array or Dictionary key is named
+by its entry's index (``[<value 3>]``): its own rows sit under ``[<key 3>]``."""
+
+PATH_WIDTH, TYPE_WIDTH = 40, 28
+"""Widest path and type columns :func:`render` prints: longer ones are shortened to fit."""
+
+
+class Path:
+    """A value's path as a chain of steps: every path shares its parent's steps."""
+
+    __slots__ = ("length", "parent", "step")
+
+    def __init__(self, parent: Path | None, step: str) -> None:
+        self.parent = parent
+        self.step = step
+        self.length: int = len(step) + (parent.length if parent is not None else 0)
+
+    def tail(self, limit: int) -> str:
+        """The last ``limit`` characters (all when the path is that short)."""
+        steps: list[str] = []
+        size = 0
+        node: Path | None = self
+        while node is not None and size < limit:
+            steps.append(node.step)
+            size += len(node.step)
+            node = node.parent
+        text = "".join(reversed(steps))
+        return text[-limit:] if limit else ""
+
+    def __str__(self) -> str:
+        return self.tail(self.length)
+
+    def __repr__(self) -> str:
+        return f"Path({str(self)!r})"
 
 
 @dataclass(frozen=True)
 class Region:
     offset: int
     size: int
-    path: str
+    where: Path
     type: str
     note: str
+
+    @property
+    def path(self) -> str:
+        """The value's path, as in error messages: ``$[1]["pos"]``."""
+        return str(self.where)
+
+
+_COMPOSITE: Any = object()  # what walk() gives for an Array or Dictionary instead of a value
 
 
 def regions(data: Any, *, profile: str | Profile = "godot4", offset: int = 0,
             allow_objects: bool = True, max_depth: int = MAX_DEPTH) -> list[Region]:
     """The regions of the Variant at ``offset``, in byte order."""
     prof = get_profile(profile)
+    check_max_depth(max_depth)
     buf = memoryview(data).cast("B")
+    read = make_reader(buf, prof, allow_objects, max_depth)
     out: list[Region] = []
 
-    def value_at(pos: int, path: str, depth: int) -> tuple[Any, int]:
+    def leaf(pos: int, where: Path, depth: int) -> tuple[int, Any]:
         try:
-            return decode_prefix(buf, profile=prof, allow_objects=allow_objects,
-                                 max_depth=max_depth - depth, offset=pos)
+            value, end = read(pos, depth)
         except DecodeError as e:
-            e.path = path + e.path[1:]
+            e.path = str(where) + e.path[1:]
             raise
+        out.append(Region(pos, min(end - pos, len(buf) - pos), where, _type_name(value),
+                          _short(value)))
+        return end, value
 
-    def leaf(pos: int, path: str, depth: int) -> int:
-        value, size = value_at(pos, path, depth)
-        name = _type_name(value)
-        out.append(Region(pos, min(size, len(buf) - pos), path, name, _short(value)))
-        return pos + size
-
-    def count_row(pos: int, path: str, what: str) -> tuple[int, int]:
+    def count_row(pos: int, where: Path, what: str) -> tuple[int, int]:
         if len(buf) - pos < 4:
-            raise DecodeError(f"{what} needs 4 bytes", offset=pos, path=path, format="godot")
+            raise DecodeError(f"{what} needs 4 bytes", offset=pos, path=str(where),
+                              format="godot")
         raw = _u32(buf, pos)[0]
         return raw, pos + 4
 
-    def walk(pos: int, path: str, depth: int) -> int:
+    def walk(pos: int, where: Path, depth: int) -> tuple[int, Any]:
+        """Map the value at ``pos``; return where it ends and the value (a composite one
+        is not built: ``_COMPOSITE``)."""
         if len(buf) - pos < 4:
-            return leaf(pos, path, depth)
+            return leaf(pos, where, depth)
         header = _u32(buf, pos)[0]
         tid = header & prof.type_mask
         vtype = prof.by_id[tid] if tid < len(prof.by_id) else None
         if vtype not in (T.ARRAY, T.DICTIONARY) or depth >= max_depth:
-            return leaf(pos, path, depth)
+            return leaf(pos, where, depth)
         start = pos
         pos += 4
         kinds = []
@@ -74,7 +123,7 @@ def regions(data: Any, *, profile: str | Profile = "godot4", offset: int = 0,
         types = []
         for kind in kinds:
             if kind == 1:
-                bt, pos = count_row(pos, path, "a container element type")
+                bt, pos = count_row(pos, where, "a container element type")
                 types.append(gt.TYPE_NAMES.get(gt.VariantType(bt), str(bt))
                              if bt < len(gt.VariantType) else str(bt))
             elif kind in (2, 3):
@@ -87,35 +136,41 @@ def regions(data: Any, *, profile: str | Profile = "godot4", offset: int = 0,
         name = gt.TYPE_NAMES[vtype]
         if any(t != "Variant" for t in types):
             name += "[" + ", ".join(types) + "]"
-        out.append(Region(start, pos - start, path, name, "header"))
-        raw, after = count_row(pos, path, f"{name} size")
+        out.append(Region(start, pos - start, where, name, "header"))
+        raw, after = count_row(pos, where, f"{name} size")
         count = raw & 0x7FFFFFFF
         nouns = ("element", "elements") if vtype == T.ARRAY else ("entry", "entries")
-        out.append(Region(pos, 4, path, name, f"{count} {nouns[count != 1]}"))
+        out.append(Region(pos, 4, where, name, f"{count} {nouns[count != 1]}"))
         pos = after
         for i in range(count):
             if vtype == T.ARRAY:
-                pos = walk(pos, f"{path}[{i}]", depth + 1)
+                pos, _ = walk(pos, Path(where, f"[{i}]"), depth + 1)
             else:
-                key, _ = value_at(pos, f"{path}[<key {i}>]", depth + 1)
-                pos = walk(pos, f"{path}[<key {i}>]", depth + 1)
-                pos = walk(pos, path + _key_step(key), depth + 1)
-        return pos
+                pos, key = walk(pos, Path(where, f"[<key {i}>]"), depth + 1)
+                pos, _ = walk(pos, Path(where, _key_step(key, i)), depth + 1)
+        return pos, _COMPOSITE
 
+    root = Path(None, "$")
     try:
         with recursion_room(2 * max_depth + 64):
-            walk(offset, "$", 0)
+            walk(offset, root, 0)
     except DecodeError as e:
         at = e.offset if e.offset is not None else offset
-        out.append(Region(at, max(len(buf) - at, 0), e.path, "ERROR", e.message))
+        out.append(Region(at, max(len(buf) - at, 0), Path(None, e.path), "ERROR", e.message))
+    except RecursionError:
+        out.append(Region(offset, max(len(buf) - offset, 0), root, "ERROR",
+                          "values are nested too deeply for this Python stack"))
     return out
 
 
-def _key_step(key: Any) -> str:
-    try:
-        return path_key(key)
-    except Exception:  # pragma: no cover - path_key handles every value
-        return "[?]"
+def _key_step(key: Any, index: int) -> str:
+    """The path step of the value under ``key``, at most about ``KEY_STEP_LIMIT`` long."""
+    if key is _COMPOSITE:
+        return f"[<value {index}>]"
+    if isinstance(key, str) and len(key) > KEY_STEP_LIMIT:
+        return path_key(key[:KEY_STEP_LIMIT])[:-1] + "...]"
+    step = path_key(key)
+    return step if len(step) <= KEY_STEP_LIMIT else step[:KEY_STEP_LIMIT - 4] + "...]"
 
 
 def _type_name(value: Any) -> str:
@@ -136,15 +191,30 @@ def _short(value: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
+def _fit(text: str, width: int) -> str:
+    return text if len(text) <= width else text[:width - 3] + "..."
+
+
 def render(data: Any, rows: list[Region], *, width: int = 16) -> str:
-    """Text table: offset, up to ``width`` bytes in hex, path, type and value."""
-    buf = bytes(data)
-    lines = [f"{'offset':<10} {'bytes':<{width * 3}} {'path':<20} {'type':<18} value"]
+    """Text table: offset, up to ``width`` bytes in hex, path, type and value.
+
+    The columns stay aligned: the path and type columns are as wide as their longest entry,
+    up to ``PATH_WIDTH`` and ``TYPE_WIDTH``; a longer path shows its end after ``...``, a
+    longer type its start.
+    """
+    buf = memoryview(data).cast("B")
+    path_width = min(max([4, *(r.where.length for r in rows)]), PATH_WIDTH)
+    type_width = min(max([4, *(len(r.type) for r in rows)]), TYPE_WIDTH)
+    lines = [f"{'offset':<10} {'bytes':<{width * 3}} {'path':<{path_width}} "
+             f"{'type':<{type_width}} value"]
     for r in rows:
-        chunk = buf[r.offset:r.offset + r.size]
+        chunk = bytes(buf[r.offset:r.offset + min(r.size, width + 1)])
         hexes = " ".join(f"{b:02x}" for b in chunk[:width])
         if len(chunk) > width:
             hexes = hexes[:width * 3 - 4] + " ..."
-        lines.append(f"0x{r.offset:08x} {hexes:<{width * 3}} {r.path:<20} {r.type:<18} "
-                     f"{r.note}")
+        path = r.where
+        shown = (str(path) if path.length <= path_width
+                 else "..." + path.tail(path_width - 3))
+        lines.append(f"0x{r.offset:08x} {hexes:<{width * 3}} {shown:<{path_width}} "
+                     f"{_fit(r.type, type_width):<{type_width}} {r.note}".rstrip())
     return "\n".join(lines)
