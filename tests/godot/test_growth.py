@@ -6,7 +6,7 @@ Two measures, both deterministic (no clock): the peak of memory traced by ``trac
 (what the pure-Python paths do, and what the C path hands to Python: the Dictionary key
 index, build_dictionary). Linear growth gives a ratio of about 4, quadratic 16; the tests
 allow 6 plus a small constant. Run for ``decode`` (C and pure Python), ``from_json`` of the
-decoded value's JSON view, and ``inspect`` (``regions`` and ``render``).
+decoded value's JSON text (both modes), and ``inspect`` (``regions`` and ``render``).
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ import pytest
 
 from gameserde.godot import decode, from_json, to_json
 from gameserde.godot.inspect import regions, render
+from gameserde.godot.jsonview import JsonMode
 
 try:
     from gameserde.godot import _accel
@@ -218,9 +219,9 @@ def test_decode_is_linear(family: Family, measure: str, accel: bool) -> None:
     assert_linear(family, lambda data: decode(data, max_depth=MAX_DEPTH), measure)
 
 
-def _from_json_of(data: bytes) -> Callable[[], Any]:
-    doc = to_json(decode(data, max_depth=MAX_DEPTH), max_depth=MAX_DEPTH)
-    return lambda: from_json(doc, max_depth=MAX_DEPTH)
+def _from_json_of(data: bytes, mode: JsonMode) -> Callable[[], Any]:
+    text = to_json(decode(data, max_depth=MAX_DEPTH), mode=mode, max_depth=MAX_DEPTH)
+    return lambda: from_json(text, mode=mode, max_depth=MAX_DEPTH)
 
 
 # from_json builds the path text of every value before it is needed: at depth d that is d*d
@@ -229,10 +230,12 @@ FROM_JSON_CASES = [pytest.param(f, m, id=f"{f.make.__name__}-{m}")
                    for f in FAMILIES for m in MEASURES if not (f.deep and m == "memory")]
 
 
+@pytest.mark.parametrize("mode", ["native", "plain"])
 @pytest.mark.parametrize(("family", "measure"), FROM_JSON_CASES)
-def test_from_json_is_linear(family: Family, measure: str) -> None:
+def test_from_json_is_linear(family: Family, measure: str, mode: JsonMode) -> None:
     docs: dict[bytes, Callable[[], Any]] = {}
-    assert_linear(family, lambda data: docs.setdefault(data, _from_json_of(data))(), measure)
+    assert_linear(family, lambda data: docs.setdefault(data, _from_json_of(data, mode))(),
+                  measure)
 
 
 @pytest.mark.parametrize("measure", MEASURES)
