@@ -694,6 +694,58 @@ def test_key_cache_is_exact() -> None:
         assert decoded[50] == {"id": 1}  # two keys Godot reads as one: the later value wins
 
 
+def _entries(*pairs: tuple[Any, Any]) -> bytes:
+    """A Dictionary's bytes with exactly these entries, repeated keys included."""
+    body = b"".join(encode(k) + encode(v) for k, v in pairs)
+    return struct.pack("<II", 27, len(pairs)) + body
+
+
+def _raw_string(raw: bytes) -> bytes:
+    return struct.pack("<Ii", 4, len(raw)) + raw + bytes(-len(raw) % 4)
+
+
+@requires_ext
+def test_short_strings_every_length_and_cut() -> None:
+    """Strings read a word at a time: every length around the word and cache limits, NULs
+    all through them, non-ASCII bytes, as keys and values, read twice (the cache is shared by
+    later calls), and at the very end of the buffer."""
+    raws = []
+    for n in range(41):
+        text = bytes(0x61 + i % 26 for i in range(n))
+        raws += [text, text[:-1] + "é".encode()]
+        raws += [text[:i] + b"\0" + text[i + 1:] for i in range(0, n, 3)]
+    raws += ["\ufeffbom".encode(), b"ab\0\xff", b"\x7f" * 9]
+    values = b"".join(_raw_string(r) for r in raws)
+    array = struct.pack("<II", 28, len(raws)) + values
+    keys = struct.pack("<II", 27, len(raws)) + b"".join(
+        _raw_string(r) + encode(i) for i, r in enumerate(raws))
+    for data in (array, keys, array, keys):
+        check_decode(data, must_accelerate=True)
+    for r in [*raws, b"\xff", b"a\xc3", b"\x80" + b"a" * 15]:  # bad UTF-8: an error
+        check_decode(_raw_string(r))
+        check_decode(_raw_string(r)[:-1])  # the pad is cut short: an error
+
+
+@requires_ext
+@pytest.mark.parametrize("pairs", [
+    [("a", 1), ("b", 2), ("a", 3)],                       # a repeated key: first place, last value
+    [("a", 1), ("b", 2), (7, 3)],                         # str keys, then another type
+    [("a", 1), ("a", 2), (1, 3), (1.0, 4), (True, 5)],    # ... with Godot-distinct numbers
+    [("a", 1), ("a", 2), ([1], 3), ("a", 4)],             # ... with an Array key
+    [("a", 1), (gt.StringName("a"), 2)],                  # String and StringName: one key
+    [(gt.StringName("a"), 1), ("a", 2), ("b", 3)],
+    [(1, "x"), ("a", "y")],
+    [("x" * 40, 1), ("x" * 40, 2), ("y", 3)],             # long (uncached) keys
+    [("é", 1), ("é", 2)],
+    [],
+], ids=lambda pairs: repr(pairs)[:40])
+def test_dictionary_keys_match_the_reference(pairs: list[tuple[Any, Any]]) -> None:
+    data = _entries(*pairs)
+    for _ in range(2):
+        check_decode(data, must_accelerate=True)
+        check_decode(struct.pack("<II", 28, 3) + data * 3, must_accelerate=True)
+
+
 @requires_ext
 def test_gc_state_restored() -> None:
     data = RICH["godot4"]

@@ -21,9 +21,11 @@
  * - the cyclic GC is paused while decoding (everything built is new and acyclic);
  * - decoded math values hold only numbers and are immutable, so they are left out of the
  *   cyclic GC, as CPython does for such plain tuples;
- * - short ASCII Dictionary keys are decoded once per call and shared (str is immutable);
- * - a Dictionary whose keys are all distinct str is built here; any other key set goes to
- *   the reference build_dictionary, which decides between dict and Dictionary.
+ * - short ASCII strings are made once and shared (str is immutable): string_cache;
+ * - the commonest values of Arrays and Dictionaries are read inline (dec_item);
+ * - a Dictionary whose keys are all str is built here as a dict; at the first key of any
+ *   other type the pairs go to the reference build_dictionary, which decides between dict
+ *   and Dictionary.
  */
 
 #define PY_SSIZE_T_CLEAN
@@ -44,8 +46,9 @@ enum {
 
 #define FLAG_64 (1u << 16)
 #define C_DEPTH_CAP 1500 /* deeper values are left to the (stackless) Python reference */
-#define KEY_CACHE_SIZE 256 /* must be a power of two */
-#define KEY_CACHE_MAX_LEN 32
+#define SHORT_MAX 32            /* strings up to this many bytes may be cached */
+#define KEY_CACHE_SIZE 256      /* slots for Dictionary keys; a power of two */
+#define VALUE_CACHE_SIZE 512    /* slots for other strings; a power of two */
 
 /* Decoder flags (argument `flags` of decode). */
 #define DF_TYPED 1      /* profile.typed_containers */
@@ -101,9 +104,6 @@ typedef struct {
     long max_depth;
     PyObject *get_reader; /* borrowed: () -> read_value of the reference over the same buf */
     PyObject *reader;     /* owned, made on first use */
-    PyObject **stack;     /* keys and values of the dictionaries being read */
-    Py_ssize_t sp, cap;
-    PyObject **keys;      /* cache of short ASCII dictionary keys, or NULL */
 } Dec;
 
 static PyObject *dec_value(Dec *d, Py_ssize_t *ppos, long depth, int is_key);
@@ -144,6 +144,104 @@ dec_fallback(Dec *d, Py_ssize_t hpos, Py_ssize_t *ppos, long depth)
     return value;
 }
 
+/* Short ASCII strings made so far, shared by every later equal one (str is immutable, so
+ * sharing only saves memory, and for dictionary keys the hashing): Dictionary keys in the
+ * first KEY_CACHE_SIZE slots, other strings in the rest.  Each slot keeps its string's bytes
+ * as whole words, so that a lookup compares a few words.  Module state, kept for the life
+ * of the process (at most a few tens of KB): the GIL is held from a lookup to the update
+ * of its slot. */
+typedef struct {
+    PyObject *str; /* owned, or NULL */
+    Py_ssize_t len;
+    uint64_t words[SHORT_MAX / 8]; /* the bytes, zero-filled to whole words */
+} CachedString;
+
+static CachedString string_cache[KEY_CACHE_SIZE + VALUE_CACHE_SIZE];
+
+/* Index (0-7) of the lowest byte flagged 0x80 in `x` (not 0). */
+static inline int
+lowest_flagged_byte(uint64_t x)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    return __builtin_ctzll(x) >> 3;
+#else
+    int k = 0;
+    while (!(x & 0x80)) {
+        x >>= 8;
+        k++;
+    }
+    return k;
+#endif
+}
+
+/* The first `n` (<= SHORT_MAX) bytes at `raw`, up to the first NUL: their count (returned),
+ * whether they are all ASCII, a hash of them, and the bytes as little-endian words (zero
+ * past the end).  The caller checked that the string's padded storage, a multiple of 4
+ * bytes, is in the buffer: a tail is read as 4 or 8 bytes and what lies past `n` is masked
+ * off.  A word's first zero byte is the lowest one flagged by the classic zero-byte test
+ * (its false positives only ever sit above a true zero). */
+static inline Py_ssize_t
+scan_short(const unsigned char *raw, Py_ssize_t n, uint64_t *words, int *ascii, size_t *hash)
+{
+    const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+    uint64_t any = 0, h = 0;
+    Py_ssize_t len = n;
+    for (Py_ssize_t at = 0; at < n; at += 8) {
+        Py_ssize_t rem = n - at;
+        uint64_t w = rem > 4 ? ld_u64(raw + at) : (uint64_t)ld_u32(raw + at);
+        uint64_t zero = (w - ones) & ~w & highs;
+        if (rem < 8) {
+            uint64_t valid = ((uint64_t)1 << (8 * rem)) - 1;
+            w &= valid;
+            zero &= valid;
+        }
+        if (zero) {
+            int k = lowest_flagged_byte(zero);
+            w &= k ? ~(uint64_t)0 >> (64 - 8 * k) : 0;
+            len = at + k;
+        }
+        words[at >> 3] = w;
+        any |= w;
+        h = (h ^ w) * 0x9E3779B97F4A7C15ull;
+        if (zero)
+            break;
+    }
+    *ascii = !(any & highs);
+    *hash = (size_t)((h ^ (uint64_t)len) >> 29);
+    return len;
+}
+
+/* The str of the `len` ASCII bytes at `raw` (`words` as scan_short gave them). */
+static PyObject *
+short_ascii(const unsigned char *raw, Py_ssize_t len, const uint64_t *words, size_t hash,
+            int is_key)
+{
+    CachedString *c = is_key ? &string_cache[hash & (KEY_CACHE_SIZE - 1)]
+                             : &string_cache[KEY_CACHE_SIZE + (hash & (VALUE_CACHE_SIZE - 1))];
+    int nwords = (int)((len + 7) >> 3), i;
+    if (c->str != NULL && c->len == len) {
+        for (i = 0; i < nwords && c->words[i] == words[i]; i++)
+            ;
+        if (i == nwords) {
+            Py_INCREF(c->str);
+            return c->str;
+        }
+    }
+    PyObject *s = PyUnicode_New(len, 127);
+    if (s == NULL)
+        return NULL;
+    if (len)
+        memcpy(PyUnicode_1BYTE_DATA(s), raw, (size_t)len);
+    PyObject *old = c->str;
+    Py_INCREF(s);
+    c->str = s;
+    c->len = len;
+    for (i = 0; i < nwords; i++)
+        c->words[i] = words[i];
+    Py_XDECREF(old);
+    return s;
+}
+
 /* The reference's read_string: i32 length, bytes, pad required; cut at the first NUL, one
  * leading BOM dropped; strict UTF-8 (or surrogatepass). */
 static PyObject *
@@ -161,51 +259,15 @@ dec_string(Dec *d, Py_ssize_t *ppos, int is_key)
     Py_ssize_t len = n;
     PyObject *s;
 
-    if (n <= KEY_CACHE_MAX_LEN) {
-        /* Short: one pass finds the NUL, tells ASCII and hashes. ASCII text has no BOM. */
-        unsigned char high = 0;
-        size_t h = (size_t)2166136261u;
-        Py_ssize_t i;
-        for (i = 0; i < n; i++) {
-            unsigned char c = raw[i];
-            if (c == 0)
-                break;
-            high |= c;
-            h = (h ^ c) * (size_t)16777619u;
-        }
-        len = i;
-        if (!(high & 0x80)) {
-            PyObject **slot = NULL;
-            if (is_key) {
-                if (d->keys == NULL) {
-                    d->keys = PyMem_Calloc(KEY_CACHE_SIZE, sizeof(PyObject *));
-                    if (d->keys == NULL)
-                        return PyErr_NoMemory();
-                }
-                slot = &d->keys[(h ^ (h >> 11) ^ (size_t)len) & (KEY_CACHE_SIZE - 1)];
-                PyObject *hit = *slot;
-                /* Only ASCII strings are cached: equal bytes mean an equal string. */
-                if (hit != NULL && PyUnicode_GET_LENGTH(hit) == len) {
-                    const unsigned char *t = PyUnicode_1BYTE_DATA(hit);
-                    for (i = 0; i < len && t[i] == raw[i]; i++)
-                        ;
-                    if (i == len) {
-                        Py_INCREF(hit);
-                        *ppos = start + (Py_ssize_t)padded;
-                        return hit;
-                    }
-                }
-            }
-            s = PyUnicode_New(len, 127);
-            if (s == NULL)
-                return NULL;
-            if (len)
-                memcpy(PyUnicode_1BYTE_DATA(s), raw, (size_t)len);
-            if (slot != NULL) {
-                Py_INCREF(s);
-                Py_XSETREF(*slot, s);
-            }
-            *ppos = start + (Py_ssize_t)padded;
+    if (n <= SHORT_MAX) {
+        uint64_t words[SHORT_MAX / 8];
+        int ascii;
+        size_t hash;
+        len = scan_short(raw, n, words, &ascii, &hash);
+        if (ascii) { /* ASCII text has no BOM */
+            s = short_ascii(raw, len, words, hash, is_key);
+            if (s != NULL)
+                *ppos = start + (Py_ssize_t)padded;
             return s;
         }
     }
@@ -280,81 +342,124 @@ dec_ints(PyTypeObject *cls, const unsigned char *p, int n)
     return make_tuple(cls, items, n);
 }
 
-static int
-stack_reserve(Dec *d, Py_ssize_t more)
+/* dec_value, with the commonest values of Arrays and Dictionaries read inline. */
+static inline PyObject *
+dec_item(Dec *d, Py_ssize_t *ppos, long depth, int is_key)
 {
-    if (d->cap - d->sp >= more)
-        return 0;
-    Py_ssize_t cap = d->cap ? d->cap : 64;
-    while (cap - d->sp < more) {
-        if (cap > PY_SSIZE_T_MAX / 2 / (Py_ssize_t)sizeof(PyObject *)) {
-            PyErr_NoMemory();
-            return -1;
+    const Py_ssize_t hpos = *ppos;
+    if (depth <= d->max_depth && d->end - hpos >= 8) {
+        const unsigned char *p = d->buf + hpos;
+        const uint32_t h = ld_u32(p);
+        const uint32_t tid = h & d->mask;
+        if ((Py_ssize_t)tid < d->n_types) {
+            switch (d->vt[tid]) {
+            case VT_STRING:
+                *ppos = hpos + 4;
+                return dec_string(d, ppos, is_key);
+            case VT_INT:
+                if (h & FLAG_64)
+                    break;
+                *ppos = hpos + 8;
+                return PyLong_FromLong((long)(int32_t)ld_u32(p + 4));
+            case VT_FLOAT: {
+                if (h & FLAG_64)
+                    break;
+                double x = PyFloat_Unpack4((const char *)p + 4, 1);
+                if (x == -1.0 && PyErr_Occurred())
+                    return NULL;
+                *ppos = hpos + 8;
+                return PyFloat_FromDouble(x);
+            }
+            case VT_BOOL:
+                *ppos = hpos + 8;
+                return PyBool_FromLong(ld_u32(p + 4) != 0);
+            default:
+                break;
+            }
         }
-        cap *= 2;
     }
-    PyObject **s = PyMem_Realloc(d->stack, (size_t)cap * sizeof(PyObject *));
-    if (s == NULL) {
-        PyErr_NoMemory();
-        return -1;
-    }
-    d->stack = s;
-    d->cap = cap;
-    return 0;
+    return dec_value(d, ppos, depth, is_key);
 }
 
-static void
-stack_pop(Dec *d, Py_ssize_t base)
-{
-    while (d->sp > base) {
-        d->sp--;
-        Py_DECREF(d->stack[d->sp]);
-    }
-}
-
-/* What build_dictionary(pairs) returns for the pairs on the stack from `base`.  Only the
- * plain case is done here -- distinct keys that are all exact str, which the reference
- * returns as a dict -- and everything else (other key types, repeated keys) is left to
- * build_dictionary itself, which knows how Godot compares keys. */
+/* The rest of a Dictionary, `left` entries, whose first key `key` (stolen) is not a str
+ * while the keys before it were (those entries are in `dict`, stolen): every pair goes to
+ * the reference build_dictionary, which decides between dict and Dictionary.  The entries
+ * so far are given as `dict` holds them -- a repeated str key once, with its last value --
+ * which gives build_dictionary's answer for the pairs as read: a repeated str key is one
+ * entry there too, at its first place, with its last value. */
 static PyObject *
-dec_build_dict(Dec *d, Py_ssize_t base, Py_ssize_t count)
+dec_mixed_dict(Dec *d, PyObject *dict, PyObject *key, Py_ssize_t *ppos, long depth,
+               Py_ssize_t left)
 {
-    PyObject **kv = d->stack + base;
-    for (Py_ssize_t i = 0; i < count; i++) {
-        if (!PyUnicode_CheckExact(kv[2 * i]))
-            goto reference_only;
-    }
-#if PY_VERSION_HEX < 0x030D0000
-    PyObject *dict = _PyDict_NewPresized(count);
-#else
-    PyObject *dict = PyDict_New();
-#endif
-    if (dict == NULL)
-        return NULL;
-    for (Py_ssize_t i = 0; i < count; i++) {
-        if (PyDict_SetItem(dict, kv[2 * i], kv[2 * i + 1]) < 0) {
-            Py_DECREF(dict);
-            return NULL;
-        }
-    }
-    if (PyDict_GET_SIZE(dict) == count)
-        return dict;
-    Py_DECREF(dict); /* a repeated key */
-reference_only:;
-    PyObject *pairs = PyList_New(count);
+    PyObject *res = NULL, *pairs = PyList_New(0);
     if (pairs == NULL)
-        return NULL;
-    for (Py_ssize_t i = 0; i < count; i++) {
-        PyObject *pair = PyTuple_Pack(2, kv[2 * i], kv[2 * i + 1]);
-        if (pair == NULL) {
-            Py_DECREF(pairs);
-            return NULL;
+        goto done;
+    Py_ssize_t it = 0;
+    PyObject *k, *v;
+    while (PyDict_Next(dict, &it, &k, &v)) {
+        PyObject *pair = PyTuple_Pack(2, k, v);
+        if (pair == NULL || PyList_Append(pairs, pair) < 0) {
+            Py_XDECREF(pair);
+            goto done;
         }
-        PyList_SET_ITEM(pairs, i, pair);
+        Py_DECREF(pair);
     }
-    PyObject *res = PyObject_CallOneArg(G.build_dictionary, pairs);
-    Py_DECREF(pairs);
+    for (Py_ssize_t i = 0; i < left; i++) {
+        if (key == NULL && (key = dec_item(d, ppos, depth + 1, 1)) == NULL)
+            goto done;
+        PyObject *value = dec_item(d, ppos, depth + 1, 0);
+        if (value == NULL)
+            goto done;
+        PyObject *pair = PyTuple_New(2);
+        if (pair == NULL) {
+            Py_DECREF(value);
+            goto done;
+        }
+        PyTuple_SET_ITEM(pair, 0, key);
+        PyTuple_SET_ITEM(pair, 1, value);
+        key = NULL;
+        int rc = PyList_Append(pairs, pair);
+        Py_DECREF(pair);
+        if (rc < 0)
+            goto done;
+    }
+    res = PyObject_CallOneArg(G.build_dictionary, pairs);
+done:
+    Py_XDECREF(key);
+    Py_XDECREF(pairs);
+    Py_DECREF(dict);
     return res;
+}
+
+/* The rest of a Dictionary, `left` entries, the first of whose keys (`key`, stolen) was
+ * read; `dict` (stolen) holds the entries before, all with str keys.  Entries with str keys
+ * go into the dict one at a time: a repeated key keeps its first place and takes its last
+ * value there, as in the dict the reference's build_dictionary makes.  At a key of another
+ * type: dec_mixed_dict. */
+static PyObject *
+dec_dict_rest(Dec *d, PyObject *dict, PyObject *key, Py_ssize_t *ppos, long depth,
+              Py_ssize_t left)
+{
+    for (Py_ssize_t i = 0; i < left; i++) {
+        if (key == NULL && (key = dec_item(d, ppos, depth + 1, 1)) == NULL)
+            goto fail;
+        if (!PyUnicode_CheckExact(key))
+            return dec_mixed_dict(d, dict, key, ppos, depth, left - i);
+        PyObject *value = dec_item(d, ppos, depth + 1, 0);
+        if (value == NULL)
+            goto fail;
+        int rc = PyDict_SetItem(dict, key, value);
+        Py_DECREF(key);
+        Py_DECREF(value);
+        key = NULL;
+        if (rc < 0)
+            goto fail;
+    }
+    return dict;
+fail:
+    Py_XDECREF(key);
+    Py_DECREF(dict);
+    return NULL;
 }
 
 static PyObject *
@@ -469,7 +574,7 @@ dec_value(Dec *d, Py_ssize_t *ppos, long depth, int is_key)
         if (list == NULL)
             return NULL;
         for (Py_ssize_t i = 0; i < count; i++) {
-            PyObject *item = dec_value(d, &pos, depth + 1, 0);
+            PyObject *item = dec_item(d, &pos, depth + 1, 0);
             if (item == NULL) {
                 Py_DECREF(list);
                 return NULL;
@@ -488,27 +593,14 @@ dec_value(Dec *d, Py_ssize_t *ppos, long depth, int is_key)
         pos += 4;
         if (count > (d->end - pos) / 8) /* a key and a value: two headers at least */
             return bail();
-        Py_ssize_t base = d->sp;
-        if (stack_reserve(d, 2 * count) < 0)
-            return NULL;
-        for (Py_ssize_t i = 0; i < count; i++) {
-            PyObject *key = dec_value(d, &pos, depth + 1, 1);
-            if (key == NULL)
-                goto dict_fail;
-            d->stack[d->sp++] = key;
-            PyObject *value = dec_value(d, &pos, depth + 1, 0);
-            if (value == NULL)
-                goto dict_fail;
-            d->stack[d->sp++] = value;
-        }
-        res = dec_build_dict(d, base, count);
-        stack_pop(d, base);
-        if (res != NULL)
+#if PY_VERSION_HEX < 0x030D0000
+        res = count ? _PyDict_NewPresized(count) : PyDict_New();
+#else
+        res = PyDict_New();
+#endif
+        if (res != NULL && (res = dec_dict_rest(d, res, NULL, &pos, depth, count)) != NULL)
             *ppos = pos;
         return res;
-    dict_fail:
-        stack_pop(d, base);
-        return NULL;
     }
     case VT_PACKED_BYTE_ARRAY: {
         if (left < 4)
@@ -619,13 +711,6 @@ sp_decode(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 done:
     if (result == NULL && !PyErr_Occurred())
         bail();
-    stack_pop(&d, 0);
-    PyMem_Free(d.stack);
-    if (d.keys != NULL) {
-        for (int i = 0; i < KEY_CACHE_SIZE; i++)
-            Py_XDECREF(d.keys[i]);
-        PyMem_Free(d.keys);
-    }
     Py_XDECREF(d.reader);
     PyBuffer_Release(&view);
     return result;
