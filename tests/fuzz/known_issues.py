@@ -36,9 +36,5 @@ def known(target: str, finding: Finding) -> KnownIssue | None:
     return next((k for k in KNOWN if k.matches(target, finding)), None)
 
 
-KNOWN_GROWTH: dict[str, str] = {
-    "test_godot_from_json_grows_linearly[arrays nested to the cap]":
-        "#7: godot.from_json builds each level's path string eagerly: memory and time grow "
-        "with the square of the nesting depth",
-}
+KNOWN_GROWTH: dict[str, str] = {}
 """Growth tests (by pytest node name) that fail until the named defect is fixed."""

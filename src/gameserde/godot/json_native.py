@@ -173,8 +173,32 @@ def _to_json(value: Any, depth: int, max_depth: int) -> Any:
 MATH_NAMES: dict[type, str] = {cls: cls.__name__ for cls in gt.MATH_TYPES}
 
 
-def fail(message: str, path: str) -> DecodeError:
-    return DecodeError(message, path=path, format=FORMAT)
+class At:
+    """Where a JSON value sits: its parent's place and one step below it (an index, or text
+    such as ``.args[2]``). Descending costs O(1) a level; the path text is only built when an
+    error names it, so deep documents cost linear time and memory."""
+
+    __slots__ = ("parent", "step")
+
+    def __init__(self, parent: Where, step: int | str) -> None:
+        self.parent = parent
+        self.step = step
+
+    def __str__(self) -> str:
+        steps: list[str] = []
+        node: Where = self
+        while isinstance(node, At):
+            steps.append(f"[{node.step}]" if isinstance(node.step, int) else node.step)
+            node = node.parent
+        return node + "".join(reversed(steps))
+
+
+Where = str | At
+"""A JSON path as text (``$`` for a whole document) or as a chain of :class:`At` steps."""
+
+
+def fail(message: str, path: Where) -> DecodeError:
+    return DecodeError(message, path=str(path), format=FORMAT)
 
 
 def closest(name: str, names: Iterable[str]) -> str:
@@ -186,7 +210,7 @@ def closest(name: str, names: Iterable[str]) -> str:
     return f" Did you mean {listed}?"
 
 
-def real(x: Any, path: str) -> float:
+def real(x: Any, path: Where) -> float:
     try:
         if isinstance(x, int | float) and not isinstance(x, bool):
             return float(x)
@@ -197,7 +221,7 @@ def real(x: Any, path: str) -> float:
     raise fail(f"a number is expected here, not {short(x)}", path)
 
 
-def integer(x: Any, path: str) -> int:
+def integer(x: Any, path: Where) -> int:
     if isinstance(x, int) and not isinstance(x, bool):
         return x
     if isinstance(x, float) and math.isfinite(x) and x == int(x):
@@ -205,7 +229,7 @@ def integer(x: Any, path: str) -> int:
     raise fail(f"an integer is expected here, not {short(x)}", path)
 
 
-def id64(x: Any, path: str) -> int:
+def id64(x: Any, path: Where) -> int:
     value = integer(x, path)
     if not 0 <= value < 1 << 64:
         raise fail(f"an id must be 0 to 2**64-1, not {value}", path)
@@ -217,7 +241,7 @@ def short(x: Any) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-def _args(obj: dict[str, Any], path: str, *, size: int | None = None,
+def _args(obj: dict[str, Any], path: Where, *, size: int | None = None,
           factor: int = 1) -> list[Any]:
     args = obj.get("args")
     if not isinstance(args, list):
@@ -267,7 +291,7 @@ PACKED_BY_NAME: dict[str, type[gt.PackedArray]] = {
     cls.__name__: cls for cls in gt.PACKED_CLASSES.values()}
 
 
-def _container_type(obj: dict[str, Any], key: str, path: str) -> gt.ContainerType:
+def _container_type(obj: dict[str, Any], key: str, path: Where) -> gt.ContainerType:
     name = obj.get(key)
     if name is None:
         return gt.UNTYPED
@@ -276,7 +300,7 @@ def _container_type(obj: dict[str, Any], key: str, path: str) -> gt.ContainerTyp
     return gt.ContainerType.of(name)
 
 
-def from_jsonable(obj: Any, path: str, max_depth: int) -> Any:
+def from_jsonable(obj: Any, path: Where, max_depth: int) -> Any:
     """``JSON.to_native(obj, allow_objects=true)``; objects stay data (:class:`Object`).
 
     ``path`` names ``obj`` in error messages (``$`` for a whole document).
@@ -284,7 +308,7 @@ def from_jsonable(obj: Any, path: str, max_depth: int) -> Any:
     return _from_json(obj, path, 0, max_depth)
 
 
-def _from_json(obj: Any, path: str, depth: int, max_depth: int) -> Any:
+def _from_json(obj: Any, path: Where, depth: int, max_depth: int) -> Any:
     if depth > max_depth:
         raise fail(f"values are nested deeper than {max_depth} levels", path)
     if obj is None or isinstance(obj, bool):
@@ -294,7 +318,7 @@ def _from_json(obj: Any, path: str, depth: int, max_depth: int) -> Any:
     if isinstance(obj, int | float):
         return obj
     if isinstance(obj, list):
-        return [_from_json(v, f"{path}[{i}]", depth + 1, max_depth) for i, v in enumerate(obj)]
+        return [_from_json(v, At(path, i), depth + 1, max_depth) for i, v in enumerate(obj)]
     if not isinstance(obj, dict):
         raise fail(f"{type(obj).__name__} is not JSON", path)
     name = obj.get("type")
@@ -304,10 +328,10 @@ def _from_json(obj: Any, path: str, depth: int, max_depth: int) -> Any:
         size, ints, make = MATH_FROM_COMPONENTS[name]
         args = _args(obj, path, size=size)
         conv = integer if ints else real
-        return make([conv(a, f"{path}.args[{i}]") for i, a in enumerate(args)])
+        return make([conv(a, At(path, f".args[{i}]")) for i, a in enumerate(args)])
     if name == "Array":
         etype = _container_type(obj, "elem_type", path)
-        items = [_from_json(v, f"{path}[{i}]", depth + 1, max_depth)
+        items = [_from_json(v, At(path, i), depth + 1, max_depth)
                  for i, v in enumerate(_args(obj, path))]
         return gt.TypedArray(etype, items) if etype.is_typed else items
     if name == "Dictionary":
@@ -315,7 +339,7 @@ def _from_json(obj: Any, path: str, depth: int, max_depth: int) -> Any:
     if name == "PackedByteArray":
         args = _args(obj, path)
         try:
-            return bytes(integer(a, f"{path}.args[{i}]") for i, a in enumerate(args))
+            return bytes(integer(a, At(path, f".args[{i}]")) for i, a in enumerate(args))
         except ValueError:
             raise fail("PackedByteArray values must be 0 to 255", path) from None
     if name == "PackedStringArray":
@@ -327,7 +351,7 @@ def _from_json(obj: Any, path: str, depth: int, max_depth: int) -> Any:
         cls = PACKED_BY_NAME[name]
         args = _args(obj, path, factor=cls.width)
         conv = integer if cls.kind == "i" else real
-        values = [conv(a, f"{path}.args[{i}]") for i, a in enumerate(args)]
+        values = [conv(a, At(path, f".args[{i}]")) for i, a in enumerate(args)]
         # vector arrays keep double precision: the encoder narrows them unless the target
         # is a real_t=double build
         wide = cls.width > 1 and cls is not gt.PackedColorArray
@@ -339,14 +363,14 @@ def _from_json(obj: Any, path: str, depth: int, max_depth: int) -> Any:
         args = obj.get("args", [0])
         if not isinstance(args, list) or len(args) > 1:
             raise fail("RID args are [id] or absent", path)
-        return gt.RID(id64(args[0], f"{path}.args[0]") if args else 0)
+        return gt.RID(id64(args[0], At(path, ".args[0]")) if args else 0)
     if name == "Callable":
         return gt.Callable()
     if name == "Signal":
         args = obj.get("args", ["", 0])
         if not isinstance(args, list) or len(args) != 2 or not isinstance(args[0], str):
             raise fail("Signal args are [name, object_id]", path)
-        return gt.Signal(args[0], id64(args[1], f"{path}.args[1]"))
+        return gt.Signal(args[0], id64(args[1], At(path, ".args[1]")))
     if name in ("Nil", "bool", "int", "float", "String", "StringName", "NodePath"):
         raise fail(f'"{name}" is written as a JSON literal or a prefixed string, not an '
                     "object", path)
@@ -361,7 +385,7 @@ TYPE_NAMES = (*MATH_FROM_COMPONENTS, *PACKED_BY_NAME, "Array", "Dictionary", "Pa
 """The names a native JSON object's "type" may take besides class names."""
 
 
-def _from_string(s: str, path: str) -> Any:
+def _from_string(s: str, path: Where) -> Any:
     prefix, sep, rest = s.partition(":")
     if sep:
         if prefix == "s":
@@ -383,7 +407,7 @@ def _from_string(s: str, path: str) -> Any:
     raise fail(f"string {s!r} has no type prefix (i:, f:, s:, sn: or np:)", path)
 
 
-def _dictionary(obj: dict[str, Any], path: str, depth: int, max_depth: int) -> Any:
+def _dictionary(obj: dict[str, Any], path: Where, depth: int, max_depth: int) -> Any:
     from gameserde.godot.decoder import build_dictionary
 
     ktype = _container_type(obj, "key_type", path)
@@ -391,13 +415,13 @@ def _dictionary(obj: dict[str, Any], path: str, depth: int, max_depth: int) -> A
     args = _args(obj, path, factor=2)
     pairs = []
     for i in range(0, len(args), 2):
-        key = _from_json(args[i], f"{path}[<key {i // 2}>]", depth + 1, max_depth)
-        pairs.append((key, _from_json(args[i + 1], f"{path}.args[{i + 1}]", depth + 1,
+        key = _from_json(args[i], At(path, f"[<key {i // 2}>]"), depth + 1, max_depth)
+        pairs.append((key, _from_json(args[i + 1], At(path, f".args[{i + 1}]"), depth + 1,
                                       max_depth)))
     return build_dictionary(pairs, ktype, vtype)
 
 
-def _object(obj: dict[str, Any], class_name: str, path: str, depth: int, max_depth: int) -> Any:
+def _object(obj: dict[str, Any], class_name: str, path: Where, depth: int, max_depth: int) -> Any:
     props = obj.get("props")
     if not isinstance(props, list) or len(props) % 2:
         raise fail(f'object of class {class_name} needs a "props" array of name/value pairs',
@@ -406,8 +430,8 @@ def _object(obj: dict[str, Any], class_name: str, path: str, depth: int, max_dep
     for i in range(0, len(props), 2):
         name = props[i]
         if not isinstance(name, str):
-            raise fail(f"property name {name!r} is not a string", f"{path}.props[{i}]")
-        values[name] = _from_json(props[i + 1], f"{path}.{name}", depth + 1, max_depth)
+            raise fail(f"property name {name!r} is not a string", At(path, f".props[{i}]"))
+        values[name] = _from_json(props[i + 1], At(path, f".{name}"), depth + 1, max_depth)
     if class_name == "EncodedObjectAsID" and list(values) == ["object_id"]:
-        return gt.EncodedObjectAsID(id64(values["object_id"], f"{path}.object_id"))
+        return gt.EncodedObjectAsID(id64(values["object_id"], At(path, ".object_id")))
     return gt.Object(class_name, values)

@@ -42,6 +42,8 @@ from gameserde.godot.json_native import (
     MATH_FROM_COMPONENTS,
     MATH_NAMES,
     PACKED_BY_NAME,
+    At,
+    Where,
     closest,
     fail,
     float_text,
@@ -170,18 +172,18 @@ def _packed_out(value: gt.PackedArray) -> list[Any]:
 # JSON to values
 
 
-def from_jsonable(obj: Any, path: str, max_depth: int) -> Any:
+def from_jsonable(obj: Any, path: Where, max_depth: int) -> Any:
     """The value a plain JSON document stands for; ``path`` names ``obj`` in errors."""
     return _in(obj, path, 0, max_depth)
 
 
-def _in(obj: Any, path: str, depth: int, max_depth: int) -> Any:
+def _in(obj: Any, path: Where, depth: int, max_depth: int) -> Any:
     if depth > max_depth:
         raise fail(f"values are nested deeper than {max_depth} levels", path)
     if obj is None or isinstance(obj, bool | int | float | str):
         return obj
     if isinstance(obj, list):
-        return [_in(v, f"{path}[{i}]", depth + 1, max_depth) for i, v in enumerate(obj)]
+        return [_in(v, At(path, i), depth + 1, max_depth) for i, v in enumerate(obj)]
     if not isinstance(obj, dict):
         raise fail(f"{type(obj).__name__} is not JSON", path)
     if len(obj) == 1:
@@ -191,7 +193,7 @@ def _in(obj: Any, path: str, depth: int, max_depth: int) -> Any:
     return _names(obj, path, depth, max_depth)
 
 
-def _names(obj: dict[Any, Any], path: str, depth: int, max_depth: int) -> dict[str, Any]:
+def _names(obj: dict[Any, Any], path: Where, depth: int, max_depth: int) -> dict[str, Any]:
     """A JSON object of names (Dictionary keys, property names), ``$$`` read back as ``$``."""
     out = {}
     for key, value in obj.items():
@@ -202,7 +204,7 @@ def _names(obj: dict[Any, Any], path: str, depth: int, max_depth: int) -> dict[s
                 raise fail(f"key {key!r} starts with $, which marks a type tag when it is an "
                            f"object's only key; write a key that starts with $ as ${key}", path)
             key = key[1:]
-        out[key] = _in(value, path + path_key(key), depth + 1, max_depth)
+        out[key] = _in(value, At(path, path_key(key)), depth + 1, max_depth)
     return out
 
 
@@ -211,14 +213,14 @@ _SIMPLE_TAGS = ("float", "StringName", "NodePath", *MATH_FROM_COMPONENTS, *PACKE
                 "EncodedObjectAsID", "RID", "Callable", "Signal")
 
 
-def _tag(name: str, body: Any, path: str, depth: int, max_depth: int) -> Any:
+def _tag(name: str, body: Any, path: Where, depth: int, max_depth: int) -> Any:
     if name in MATH_FROM_COMPONENTS:
         size, ints, make = MATH_FROM_COMPONENTS[name]
         comps = _list(name, body, path)
         if len(comps) != size:
             raise fail(f"${name} needs {size} components but has {len(comps)}", path)
         conv = integer if ints else real
-        return make([conv(c, f"{path}[{i}]") for i, c in enumerate(comps)])
+        return make([conv(c, At(path, i)) for i, c in enumerate(comps)])
     if name == "float":
         return _float(body, path)
     if name in ("StringName", "NodePath"):
@@ -226,7 +228,7 @@ def _tag(name: str, body: Any, path: str, depth: int, max_depth: int) -> Any:
             raise fail(f"${name} holds a string, not {short(body)}", path)
         return gt.StringName(body) if name == "StringName" else gt.NodePath.parse(body)
     if name == "PackedByteArray":
-        octets = [integer(v, f"{path}[{i}]") for i, v in enumerate(_list(name, body, path))]
+        octets = [integer(v, At(path, i)) for i, v in enumerate(_list(name, body, path))]
         if not all(0 <= v <= 255 for v in octets):
             raise fail("$PackedByteArray values must be 0 to 255", path)
         return bytes(octets)
@@ -239,7 +241,7 @@ def _tag(name: str, body: Any, path: str, depth: int, max_depth: int) -> Any:
         return _packed(PACKED_BY_NAME[name], body, path)
     if name.startswith("Array[") and name.endswith("]"):
         etype = _container_type(name[6:-1], path)
-        items = [_in(v, f"{path}[{i}]", depth + 1, max_depth)
+        items = [_in(v, At(path, i), depth + 1, max_depth)
                  for i, v in enumerate(_list(name, body, path))]
         return gt.TypedArray(etype, items) if etype.is_typed else items
     if name == "Dictionary" or (name.startswith("Dictionary[") and name.endswith("]")):
@@ -258,20 +260,20 @@ def _tag(name: str, body: Any, path: str, depth: int, max_depth: int) -> Any:
     if name == "Signal":
         if not (isinstance(body, list) and len(body) == 2 and isinstance(body[0], str)):
             raise fail("$Signal holds [name, object_id]", path)
-        return gt.Signal(body[0], id64(body[1], f"{path}[1]"))
+        return gt.Signal(body[0], id64(body[1], At(path, "[1]")))
     hint = closest(name, _SIMPLE_TAGS).replace(" Did you mean ", " Did you mean $")
     hint = hint.replace(" or ", " or $").replace(", ", ", $")
     raise fail(f"unknown type tag ${name}.{hint} (A Dictionary key that starts with $ is "
                "written with one more $.)", path)
 
 
-def _list(name: str, body: Any, path: str) -> list[Any]:
+def _list(name: str, body: Any, path: Where) -> list[Any]:
     if not isinstance(body, list):
         raise fail(f"${name} holds an array, not {short(body)}", path)
     return body
 
 
-def _float(body: Any, path: str) -> float:
+def _float(body: Any, path: Where) -> float:
     if isinstance(body, str):
         try:
             return parse_float_text(body)
@@ -282,20 +284,20 @@ def _float(body: Any, path: str) -> float:
     raise fail(f'$float holds "inf", "-inf", "nan" or a number, not {short(body)}', path)
 
 
-def _packed(cls: type[gt.PackedArray], body: Any, path: str) -> gt.PackedArray:
+def _packed(cls: type[gt.PackedArray], body: Any, path: Where) -> gt.PackedArray:
     name = cls.__name__
     items = _list(name, body, path)
     conv = integer if cls.kind == "i" else real
     w = cls.width
     flat: list[Any] = []
     if w == 1:
-        flat = [conv(v, f"{path}[{i}]") for i, v in enumerate(items)]
+        flat = [conv(v, At(path, i)) for i, v in enumerate(items)]
     else:
         for i, element in enumerate(items):
             if not isinstance(element, list) or len(element) != w:
                 raise fail(f"each element of ${name} is a list of {w} numbers, not "
-                           f"{short(element)}", f"{path}[{i}]")
-            flat.extend(conv(v, f"{path}[{i}][{j}]") for j, v in enumerate(element))
+                           f"{short(element)}", At(path, i))
+            flat.extend(conv(v, At(path, f"[{i}][{j}]")) for j, v in enumerate(element))
     wide = w > 1 and cls is not gt.PackedColorArray  # narrowed by the encoder, as natively
     try:
         return cls(flat, itemsize=8 if wide else None)
@@ -303,7 +305,7 @@ def _packed(cls: type[gt.PackedArray], body: Any, path: str) -> gt.PackedArray:
         raise fail(f"${name} value out of range ({e})", path) from None
 
 
-def _container_type(name: str, path: str) -> gt.ContainerType:
+def _container_type(name: str, path: Where) -> gt.ContainerType:
     if name == _VARIANT:
         return gt.UNTYPED
     if not name:
@@ -311,7 +313,7 @@ def _container_type(name: str, path: str) -> gt.ContainerType:
     return gt.ContainerType.of(name)
 
 
-def _dictionary(name: str, body: Any, path: str, depth: int, max_depth: int) -> Any:
+def _dictionary(name: str, body: Any, path: Where, depth: int, max_depth: int) -> Any:
     from gameserde.godot.decoder import build_dictionary
 
     ktype = vtype = gt.UNTYPED
@@ -327,8 +329,8 @@ def _dictionary(name: str, body: Any, path: str, depth: int, max_depth: int) -> 
         for i, pair in enumerate(_list(name, body, path)):
             if not (isinstance(pair, list) and len(pair) == 2):
                 raise fail(f"each entry of ${name} is a [key, value] pair, not {short(pair)}",
-                           f"{path}[{i}]")
-            key = _in(pair[0], f"{path}[<key {i}>]", depth + 1, max_depth)
-            pairs.append((key, _in(pair[1], f"{path}[{i}][1]", depth + 1, max_depth)))
+                           At(path, i))
+            key = _in(pair[0], At(path, f"[<key {i}>]"), depth + 1, max_depth)
+            pairs.append((key, _in(pair[1], At(path, f"[{i}][1]"), depth + 1, max_depth)))
     return build_dictionary(pairs, ktype, vtype)
 
