@@ -369,8 +369,26 @@ def test_union_vectors_hashes_and_offset64_from_values() -> None:
     assert encode(uv, {"a": [], "n": 1}) == from_json(uv, "{a: [], n: 1}")
     with pytest.raises(EncodeError, match="missing type field for this union value: a"):
         encode(uv, {"a": [{"v": 1}]})
-    with pytest.raises(EncodeError, match="union types vector smaller") as exc:
+    # encode() wants one type per value, and never a _type vector without its values: the
+    # C++ verifier rejects both
+    with pytest.raises(EncodeError, match="a_type has 1 types but a has 2 values") as exc:
         encode(uv, {"a_type": ["X"], "a": [{"v": 1}, {"v": 2}]})
+    assert exc.value.path == "$.a"
+    with pytest.raises(EncodeError, match="a_type has 2 types but a has 1 values"):
+        encode(uv, {"a_type": ["X", "Y"], "a": [{"v": 1}]})
+    with pytest.raises(EncodeError, match="a_type has 1 types but a has 0 values"):
+        encode(uv, {"a_type": ["X"], "a": []})
+    for tags in (["X"], []):
+        with pytest.raises(EncodeError, match="a_type is given without a") as exc:
+            encode(uv, {"a_type": tags, "n": 1})
+        assert exc.value.path == "$.a_type"
+    # from_json writes what flatc -b writes: a longer type vector, or one without values,
+    # which verify then rejects as the C++ verifier does
+    for text in ("{a_type: [X, Y], a: [{v: 1}]}", "{a_type: [X]}"):
+        with pytest.raises(DecodeError, match=r"type vector|has types but no values"):
+            uv.verify(from_json(uv, text))
+    with pytest.raises(EncodeError, match="union types vector smaller") as exc:
+        from_json(uv, "{a_type: [X], a: [{v: 1}, {v: 2}]}")
     assert exc.value.path == "$.a"
     with pytest.raises(EncodeError, match="illegal type id for: a") as exc:
         encode(uv, {"a_type": ["X", 0], "a": [{"v": 1}, {}]})

@@ -322,13 +322,14 @@ def fb_from_json(data: bytes) -> None:
 
 FLATC_UNVERIFIABLE = "has types but no values"
 """What flatc -b writes, byte for byte, and its generated verifier rejects: a union vector's
-``_type`` vector without the values (``{u_type: []}``)."""
+``_type`` vector without the values (``{u_type: []}``). ``from_json`` writes it too; ``encode``
+refuses it."""
 
 
 def _check_verifies(what: str, schema: FbsSchema, out: bytes, prefixed: bool) -> None:
     kind, err = outcome(f"{what}: verify of the output",
                         lambda: schema.verify(out, size_prefixed=prefixed))
-    if kind != "ok" and FLATC_UNVERIFIABLE not in err:
+    if kind != "ok" and (what != "fb.from_json" or FLATC_UNVERIFIABLE not in err):
         raise Finding("invariant", f"{what} wrote a buffer verify rejects: {err}",
                       f"{what} output fails verify")
 

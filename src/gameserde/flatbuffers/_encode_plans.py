@@ -230,7 +230,7 @@ class _FieldPlan:
 
 class _TablePlan:
     __slots__ = ("by_name", "fast", "fields", "has_union", "key", "name", "nfields", "order",
-                 "required", "short")
+                 "required", "short", "union_vectors")
 
     def __init__(self) -> None:
         self.name = ""
@@ -242,6 +242,7 @@ class _TablePlan:
         self.required: tuple[str, ...] = ()
         self.key: _FieldPlan | None = None
         self.has_union = False
+        self.union_vectors: tuple[_FieldPlan, ...] = ()
         # the compiled encoder of a dict value (see _compile_table), made on first use
         self.fast: Callable[[_Encoder, dict[str, Any]], int] | None = None
 
@@ -431,6 +432,7 @@ class _Plans:
         plan.order = tuple(plan.by_name[n] for n in self.schema.binary_field_order(rec.name))
         plan.required = tuple(f.name for f in rec.fields if f.required)
         plan.has_union = any(f.kind in (_K_UNION, _K_UVEC) for f in plan.fields)
+        plan.union_vectors = tuple(f for f in plan.fields if f.kind == _K_UVEC)
         return plan
 
     def _field(self, rec: Record, f: ModelField) -> _FieldPlan:
@@ -589,12 +591,22 @@ def _resolve_irregular(value: Irregular, fields: Mapping[str, _FieldPlan] | None
     return out
 
 
+def _check_types_have_values(f: _FieldPlan, value: Mapping[str, Any]) -> None:
+    """``encode`` refuses a union vector's ``_type`` vector without its values: flatc's JSON
+    parser writes one (``{u_type: []}``, so ``from_json`` does too), but its verifier rejects
+    it."""
+    if value.get(f.union_field) is not None:
+        raise _err(f"{f.union_field} is given without {f.name}; a union vector needs its "
+                   "values beside its types", f".{f.union_field}")
+
+
 def _compile_table(plan: _TablePlan) -> Callable[[_Encoder, dict[str, Any]], int]:
     """Python source specialised for one table: the field dispatch of the value's keys, the
     conversions, the required check and the unrolled flatc-ordered slot calls. Semantics are
     those of :meth:`_Encoder.table_generic` (union values take their own ``_type`` field)."""
     env: dict[str, Any] = {"MISSING": _MISSING, "EncodeError": EncodeError, "_err": _err,
-                           "_add": _add, "PLAN": plan}
+                           "_add": _add, "PLAN": plan,
+                           "_check_types_have_values": _check_types_have_values}
     fields = plan.fields
     lines = ["def enc(self, value):", "    b = self.b"]
     names = [f"v{i}" for i in range(len(fields))]
@@ -660,6 +672,9 @@ def _compile_table(plan: _TablePlan) -> Callable[[_Encoder, dict[str, Any]], int
     if fields:
         lines += ["            else:", "                raise AssertionError(i)"]
     lines += ["    except EncodeError as exc:", "        raise _add(exc, f'.{name}') from None"]
+    for f in plan.union_vectors:
+        lines += [f"    if {names[fields.index(f)]} is MISSING and not self.json_rules:",
+                  f"        _check_types_have_values(F{fields.index(f)}, value)"]
     for rname in plan.required:
         i = next(k for k, f in enumerate(fields) if f.name == rname)
         lines += [f"    if {names[i]} is MISSING:",

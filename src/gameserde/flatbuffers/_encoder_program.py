@@ -137,8 +137,9 @@ class _Compiler:
         giveup = (GIVEUP, fp.slot, 0, False, None, None, -1, GIVEUP, 0, None, False, 0, (),
                   TEXT_INT)
         if (any(a in GIVEUP_ATTRIBUTES for a in attributes) or fp.nested is not None
-                or fp.offset64 or fp.vector64 or getattr(fp, "flexbuffer", False)):
-            return giveup
+                or fp.offset64 or fp.vector64 or getattr(fp, "flexbuffer", False)
+                or (fp.kind == enc._K_VECTOR and fp.union is not None)):
+            return giveup  # a union vector's _type vector: checked with its values in Python
         strings = fp.kind == enc._K_STRING or (fp.kind == enc._K_VECTOR
                                                and fp.vec_kind == enc._K_STRING)
         fa = fp.force_align

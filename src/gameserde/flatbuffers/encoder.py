@@ -99,6 +99,7 @@ from gameserde.flatbuffers._encode_plans import (
     _K_UVEC,
     _K_VECTOR,
     _MISSING,
+    _check_types_have_values,
     _compile_table,
     _FieldPlan,
     _is_ndarray,
@@ -280,6 +281,10 @@ class _Encoder:
                     vals[f.index] = self.union_value(f, tag, v)
             except EncodeError as exc:
                 raise _add(exc, f".{name}") from None
+        if not self.json_rules:
+            for f in plan.union_vectors:
+                if vals[f.index] is _MISSING:
+                    _check_types_have_values(f, lookup)
         for name in plan.required:
             if vals[by_name[name].index] is _MISSING:
                 raise _err(f"required field is missing: {name} in {plan.short}")
@@ -363,7 +368,7 @@ class _Encoder:
         """A vector of unions ``v`` whose tags are ``tags`` (the ``_type`` vector)."""
         if not isinstance(v, (list, tuple)):
             raise _err(f"expected a list, got {type(v).__name__}")
-        if not v:
+        if not v and (self.json_rules or not tags):
             return self._offset_vector([], f.force_align)
         if tags is None:
             raise _err(f"missing type field for this union value: {f.name}")
@@ -371,6 +376,9 @@ class _Encoder:
             tags = tags.tolist()
         if not isinstance(tags, (list, tuple, bytes, bytearray)):
             raise _err(f"expected a list of union types, got {type(tags).__name__}")
+        if not self.json_rules and len(tags) != len(v):
+            raise _err(f"{f.union_field} has {len(tags)} types but {f.name} has {len(v)} "
+                       "values; a union vector needs one type per value")
         handles: list[int] = []
         for i, x in enumerate(v):
             if i >= len(tags):
