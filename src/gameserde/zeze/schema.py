@@ -1,0 +1,196 @@
+"""Zeze schemas: :class:`ZezeSchema` wraps a shared-model :class:`Schema` with Zeze's facts.
+
+:func:`load_schema` reads a solution XML file (:mod:`gameserde.zeze.solution`) or Python
+dataclasses (:mod:`gameserde.zeze.python`). The lowering into :mod:`gameserde.schema`:
+
+* ``<bean>``/``<beankey>`` → :class:`Record` named by its full name (``solution.module.Bean``),
+  ``kind`` ``"bean"``/``"beankey"``, ``base`` the full name of ``base=``, attributes
+  ``type_id`` (hash64 of the full name, or ``TypeId=``), ``module`` (the enclosing module's
+  full name), ``file``, ``line`` and ``extendable`` (only when true);
+* ``<variable>`` → :class:`Field` in declaration order with ``id``, ``default`` (``default=``
+  read as the field's Python value, else None) and attributes ``line``, ``transient`` (only
+  when true) and ``default_text`` (the raw ``default=``, when given);
+* types: bool byte short int long → ``BOOL INT8 INT16 INT32 INT64``; float double →
+  ``FLOAT32 FLOAT64``; binary string → ``BYTES STRING``; ``list[T]``/``array[T]`` → ``List``;
+  ``set[T]`` → ``Set``; ``map[K,V]``/``sortedmap`` → ``Map``; a bean → ``Ref``; the vector
+  types and decimal → ``Ref`` to the builtin records :data:`BUILTIN_RECORDS`; ``dynamic`` →
+  ``Ref`` to a :class:`Union` named ``<bean>.<variable>`` (``kind="dynamic"``,
+  ``discriminator=INT64``, members ``{bean: (typeId, Ref(bean))}``, attribute ``special``).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from gameserde.errors import SchemaError
+from gameserde.schema.model import FLOAT32, INT32, Field, Named, Record, Ref, Schema, Union
+
+__all__ = ["BUILTIN_RECORDS", "Protocol", "ZezeSchema", "bean_cycle", "load_schema"]
+
+
+def _builtin(name: str, kind: str, components: str, ftype: Any) -> Record:
+    fields = tuple(Field(c, ftype, id=i) for i, c in enumerate(components, 1))
+    return Record(f"zeze.{name}", fields, kind=kind)
+
+
+BUILTIN_RECORDS: Mapping[str, Record] = {r.name: r for r in (
+    _builtin("vector2", "vector", "xy", FLOAT32),
+    _builtin("vector3", "vector", "xyz", FLOAT32),
+    _builtin("vector4", "vector", "xyzw", FLOAT32),
+    _builtin("quaternion", "vector", "xyzw", FLOAT32),
+    _builtin("vector2int", "vector", "xy", INT32),
+    _builtin("vector3int", "vector", "xyz", INT32),
+    _builtin("decimal", "decimal", "", None),
+)}
+"""``zeze.vector2`` ... ``zeze.vector3int`` (``kind="vector"``) and ``zeze.decimal``
+(``kind="decimal"``, no fields: a ``decimal.Decimal`` written as its Java text)."""
+
+
+def _bean_fields(types: Mapping[str, Named], name: str) -> Iterator[str]:
+    rec = types[name]
+    if isinstance(rec, Record):
+        for f in rec.fields:
+            target = types.get(f.type.name) if isinstance(f.type, Ref) else None
+            if isinstance(target, Record) and target.kind in ("bean", "beankey"):
+                yield target.name
+
+
+def bean_cycle(types: Mapping[str, Named]) -> list[str] | None:
+    """A chain of beans ``[A, B, ..., A]`` in which each holds the next as a bean field (Gen's
+    ``DetectCircle``: such a bean would have no finite zero value), or None. Iterative."""
+    state: dict[str, int] = {}
+    for start, rec in types.items():
+        if state.get(start) or not isinstance(rec, Record) or rec.kind not in ("bean", "beankey"):
+            continue
+        path = [start]
+        stack = [_bean_fields(types, start)]
+        state[start] = 1
+        while stack:
+            nxt = next(stack[-1], None)
+            if nxt is None:
+                state[path.pop()] = 2
+                stack.pop()
+            elif state.get(nxt) == 1:
+                return [*path[path.index(nxt):], nxt]
+            elif not state.get(nxt):
+                state[nxt] = 1
+                path.append(nxt)
+                stack.append(_bean_fields(types, nxt))
+    return None
+
+
+@dataclass(frozen=True)
+class Protocol:
+    """A ``<protocol>`` or ``<rpc>``: ``type_id`` is ``module_id << 32 | id`` (spec §2.7);
+    ``argument``/``result`` are full bean names, None for Zeze's ``EmptyBean``."""
+
+    name: str
+    module_id: int
+    id: int
+    type_id: int
+    kind: str
+    argument: str | None
+    result: str | None = None
+    file: str = ""
+    line: int = 0
+
+
+class ZezeSchema:
+    """A Zeze schema: the shared model (``model``) plus modules, protocols and lookups."""
+
+    def __init__(self, model: Schema, *, protocols: Mapping[str, Protocol] | None = None,
+                 modules: Mapping[str, int] | None = None) -> None:
+        self.model = model
+        self.protocols: Mapping[str, Protocol] = dict(protocols or {})
+        """Protocols and rpcs by full name, in declaration order."""
+        self.modules: Mapping[str, int] = dict(modules or {})
+        """Module ids by the module's full name (``solution.module``)."""
+        self.beans: Mapping[str, Record] = {
+            name: t for name, t in model.types.items()
+            if isinstance(t, Record) and t.kind in ("bean", "beankey")}
+        """Beans and beankeys by full name."""
+        self._by_type_id = {p.type_id: p for p in self.protocols.values()}
+
+    def __repr__(self) -> str:
+        return f"ZezeSchema(beans={len(self.beans)}, protocols={len(self.protocols)})"
+
+    @property
+    def enums(self) -> Mapping[str, int | str]:
+        """``<enum>`` constants by full name (``module.NAME`` or ``module.Bean.NAME``)."""
+        value: Mapping[str, int | str] = self.model.attributes.get("enums", {})
+        return value
+
+    @property
+    def tables(self) -> Mapping[str, Mapping[str, str]]:
+        """``<table>`` declarations by full name: their XML attributes (``key``, ``value``
+        ...) as written; tables do not affect the wire format."""
+        value: Mapping[str, Mapping[str, str]] = self.model.attributes.get("tables", {})
+        return value
+
+    def bean(self, name: str) -> Record:
+        """The bean ``name``: its full name, or any dotted tail of it (``BItem``,
+        ``m.BItem``) that names exactly one bean."""
+        if name in self.beans:
+            return self.beans[name]
+        hits = [full for full in self.beans if full.endswith("." + name)]
+        if len(hits) == 1:
+            return self.beans[hits[0]]
+        if not hits:
+            raise KeyError(f"no bean named {name!r} in the schema")
+        raise KeyError(f"{name!r} is ambiguous: {', '.join(sorted(hits))}")
+
+    def union(self, name: str) -> Union:
+        """The dynamic union ``name`` (``<bean full name>.<variable>``)."""
+        t = self.model.types[name]
+        if not isinstance(t, Union):
+            raise KeyError(f"{name} is not a dynamic union")
+        return t
+
+    def protocol(self, name: str) -> Protocol:
+        """The protocol or rpc ``name``: its full name or a dotted tail naming only it."""
+        if name in self.protocols:
+            return self.protocols[name]
+        hits = [full for full in self.protocols if full.endswith("." + name)]
+        if len(hits) == 1:
+            return self.protocols[hits[0]]
+        if not hits:
+            raise KeyError(f"no protocol named {name!r} in the schema")
+        raise KeyError(f"{name!r} is ambiguous: {', '.join(sorted(hits))}")
+
+    def protocol_by_type_id(self, type_id: int) -> Protocol | None:
+        """The protocol whose TypeId is ``type_id``, or None."""
+        return self._by_type_id.get(type_id)
+
+    def bean_by_type_id(self, type_id: int) -> Record | None:
+        """The bean whose own TypeId (``type_id`` attribute) is ``type_id``, or None."""
+        for rec in self.beans.values():
+            if rec.attributes.get("type_id") == type_id:
+                return rec
+        return None
+
+
+def load_schema(source: str | bytes | os.PathLike[str] | type, *classes: type,
+                filename: str | None = None, **options: Any) -> ZezeSchema:
+    """A :class:`ZezeSchema` from a solution XML file or text, or from dataclasses.
+
+    ``source`` is XML text when it is ``bytes`` or a ``str`` holding a newline or ``<`` (every
+    solution does); any other ``str`` and any ``os.PathLike`` is a path. Nothing in the file
+    system changes the answer. ``filename`` names in-memory text in messages, and relative
+    ``<import file=...>`` paths are resolved from its folder (else the working directory).
+    A dataclass (and further ``classes``) goes to :func:`gameserde.zeze.python.
+    schema_from_dataclasses`, which takes ``module``, ``solution`` and ``module_id``.
+
+    Raises :class:`SchemaError` whose message starts ``FILE:LINE:``.
+    """
+    if isinstance(source, type):
+        from gameserde.zeze.python import schema_from_dataclasses
+
+        return schema_from_dataclasses(source, *classes, **options)
+    if classes or options:
+        raise SchemaError("extra classes and options are only for dataclass schemas")
+    from gameserde.zeze.solution import load_solution
+
+    return load_solution(source, filename=filename)
