@@ -19,6 +19,7 @@ from tests.fuzz import hostile, targets
 
 ROOT = Path(__file__).resolve().parents[2]
 SHARED_SCHEMAS = ROOT.parent / "shared" / "corpus" / "flatbuffers-real"
+ZEZE_VECTORS = ROOT.parent / "shared" / "vectors" / "zeze" / "train.json"
 
 
 def _godot_values() -> list[tuple[int, list[object]]]:
@@ -153,6 +154,38 @@ def fb_load_schema() -> list[bytes]:
     return out
 
 
+ZEZE_IMPORTED = b"""<solution name="lib"><module name="items" id="1">
+<bean name="BItem"><variable id="1" name="id" type="int" default="0x10"/>
+<variable id="2" name="k" type="set[vector3int]"/></bean>
+<enum name="MAX" value="3"/><table name="t" key="long" value="BItem"/>
+</module></solution>"""
+
+ZEZE_ROOT = b"""<?xml version="1.0" encoding="utf-8"?>
+<solution name="game" ModuleIdAllowRanges="1-100">
+  <import file="imp.xml"/>
+  <module name="role" id="2">
+    <bean name="Base" extendable="true"><variable id="1" name="hp" type="int"/></bean>
+    <bean name="Hero" base="Base"><var id="1" name="mp" type="float" default="1.5f"/></bean>
+    <bean name="BRole">
+      <variable id="1" name="items" type="list[lib.items.BItem]"/>
+      <variable id="2" name="attrs" type="map" key="int" value="long"/>
+      <variable id="3" name="pet" type="dynamic"><value bean="Hero:1"/></variable>
+      <variable id="4" name="any" type="dynamic:Base"/>
+      <variable id="5" name="pos" type="vector3" default="1,2,3"/>
+    </bean>
+    <protocol name="SEnter" argument="BRole"/>
+    <rpc name="RGet" id="2" argument="Hero" result="BRole"/>
+  </module>
+</solution>"""
+
+
+def zeze_load_schema() -> list[bytes]:
+    out = [ZEZE_ROOT + targets.IMPORT_MARK + ZEZE_IMPORTED, ZEZE_IMPORTED]
+    if ZEZE_VECTORS.is_file():
+        out.append(json.loads(ZEZE_VECTORS.read_text())["meta"]["schema_xml"].encode())
+    return out
+
+
 def cli() -> list[bytes]:
     out = []
     for index, buf in _godot_buffers()[:12]:
@@ -187,6 +220,7 @@ SEEDS: dict[str, Callable[[], list[bytes]]] = {
     "fb.encode": fb_encode,
     "fb.flexbuffers": fb_flexbuffers,
     "fb.load_schema": fb_load_schema,
+    "zeze.load_schema": zeze_load_schema,
     "cli": cli,
 }
 

@@ -426,6 +426,27 @@ def fb_load_schema(data: bytes) -> None:
                    lambda v: _repr(v, len(out) + len(data), "fb.decode of encode({})"))
 
 
+IMPORT_MARK = b"\n<!--imp.xml-->\n"
+"""Separates, in a ``zeze.load_schema`` input, the root solution from ``imp.xml``, a file in
+the same folder that the root may import."""
+
+
+def zeze_load_schema(data: bytes) -> None:
+    """``gameserde.zeze.load_schema`` of solution XML with an import file; the schema's size
+    (its repr) must stay linear in the text."""
+    from gameserde.zeze import load_schema as zeze_load
+
+    root, _, imported = data.partition(IMPORT_MARK)
+    folder = workdir() / "zeze"
+    folder.mkdir(exist_ok=True)
+    (folder / "imp.xml").write_bytes(imported)
+    kind, schema = outcome("zeze.load_schema", lambda: zeze_load(
+        root, filename=str(folder / "root.xml")))
+    if kind == "ok":
+        weight = len(repr(schema.model.types)) + len(repr(schema.protocols))
+        check_weight("zeze.load_schema", weight, len(data), factor=4096)
+
+
 # ---------------------------------------------------------------------------------------------
 # The CLI
 
@@ -541,6 +562,7 @@ TARGETS: dict[str, Callable[[bytes], None]] = {
     "fb.encode": fb_encode,
     "fb.flexbuffers": fb_flexbuffers,
     "fb.load_schema": fb_load_schema,
+    "zeze.load_schema": zeze_load_schema,
     "cli": cli,
 }
 """Every target by name (the name is also its folder under ``tests/fuzz/corpus``)."""

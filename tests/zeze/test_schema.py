@@ -293,6 +293,10 @@ def test_text_or_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert load_schema("s.xml").bean("B").attributes["file"] == "s.xml"
     with pytest.raises(SchemaError, match=r"^nope\.xml:0: cannot read .*a str without"):
         load_schema("nope.xml")
+    with pytest.raises(SchemaError, match=r":0: cannot read the solution file .*directory"):
+        load_schema(tmp_path)
+    with pytest.raises(SchemaError, match=r"^<string>:1: cannot read .*/dev/zero \(not a reg"):
+        load_schema('<solution name="a"><import file="/dev/zero"/></solution>')
     with pytest.raises(SchemaError, match=r"^x\.xml:3: .*'1B'"):
         load_schema(text.replace("B", "1B"), filename="x.xml")
 
@@ -379,11 +383,18 @@ BAD = [
     ('<bean name="A" TypeId="0"/>', "EmptyBean"),
     ('<bean name="A"><variable id="1" name="v" type="int" default="x"/></bean>', "not an int"),
     ('<bean name="A"><variable id="1" name="v" type="byte" default="200"/></bean>', "not fit"),
+    ('<bean name="A"><variable id="1" name="v" type="int" default="089"/></bean>', "not an int"),
+    ('<bean name="A"><variable id="1" name="v" type="int" default="0x100000000"/></bean>',
+     "not an int"),
     ('<bean name="A"><variable id="1" name="v" type="bool" default="1"/></bean>', "true or"),
     ('<bean name="A"><variable id="1" name="v" type="float" default="1e99"/></bean>',
      "float literal"),
     ('<bean name="A"><variable id="1" name="v" type="vector3" default="1,2"/></bean>',
      "3 components"),
+    ('<bean name="A"><variable id="1" name="v" type="vector2" default="1,1e99"/></bean>',
+     "float components"),
+    ('<bean name="A"><variable id="1" name="v" type="vector2int" default="1,1.5"/></bean>',
+     "int components"),
     ('<bean name="A"><variable id="1" name="v" type="list[int]" default="1"/></bean>',
      "not allowed"),
     ('<bean name="A"><variable id="1" name="v" type="decimal" default="1"/></bean>',
@@ -426,8 +437,8 @@ def test_errors_name_file_and_line(body: str, message: str) -> None:
      "ModuleIdAllowRanges"),
     ("<solution name='a' ModuleIdAllowRanges='5-1'>\n</solution>", 1, "empty range"),
     ("<solution name='a' ModuleIdAllowRanges='1-2-3'>\n</solution>", 1, "bad range"),
-    ("<solution name='a'>\n<module name='m' id='1'/>\n<module name='m' id='2'/></solution>", 3,
-     "ignoring case"),
+    ("<solution name='a'>\n<module name='m' id='1'/>\n<module name='M' id='2'/></solution>", 3,
+     "declared twice"),
 ])
 def test_document_errors(text: str, line: int, message: str) -> None:
     with pytest.raises(SchemaError) as info:

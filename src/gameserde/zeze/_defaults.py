@@ -32,13 +32,16 @@ _VECTOR_ARITY = {"zeze.vector2": 2, "zeze.vector3": 3, "zeze.vector4": 4,
 
 def _java_int(text: str) -> int | None:
     m = _INT.fullmatch(text)
-    if m is None:
+    if m is None or len(text) > 80:  # longer than any Java long literal
         return None
     sign, digits, suffix = m.groups()
     digits = digits.replace("_", "")
     if digits[:2] in ("0x", "0X", "0b", "0B") or (len(digits) > 1 and digits[0] == "0"):
         base = {"x": 16, "b": 2}.get(digits[1].lower(), 8)
-        raw = int(digits[2:] if base != 8 else digits, base)
+        try:
+            raw = int(digits[2:] if base != 8 else digits, base)
+        except ValueError:  # 089: not octal, and Java has no such decimal
+            return None
         bits = 64 if suffix else 32
         if raw >> bits:
             return None
@@ -51,13 +54,19 @@ def _java_float(text: str) -> float | None:
     prefix, dot, name = text.partition(".")
     if dot and prefix in ("Float", "Double") and name in _SPECIAL_FLOATS:
         return _SPECIAL_FLOATS[name]
-    if _FLOAT.fullmatch(text) is None:
+    if len(text) > 4000 or _FLOAT.fullmatch(text) is None:
         return None
     return float(text.rstrip("fFdD").replace("_", ""))
 
 
-def _float32(x: float) -> float:
-    value: float = struct.unpack("<f", struct.pack("<f", x))[0] if math.isfinite(x) else x
+def _float(text: str, single: bool) -> float | None:
+    """A float literal's value (rounded to float32 when ``single``), or None."""
+    number = _java_float(text)
+    if number is None or not single or not math.isfinite(number):
+        return number
+    if abs(number) >= 3.4028235677973366e38:  # rounds beyond the largest float32
+        return None
+    value: float = struct.unpack("<f", struct.pack("<f", number))[0]
     return value
 
 
@@ -87,11 +96,10 @@ def read_default(text: str, ftype: Type, type_text: str, *, is_bean: bool,
             raise error(f"default={text!r} does not fit the field's type {type_text}")
         return value
     if isinstance(ftype, Float):
-        number = _java_float(stripped)
-        if number is None or (ftype == FLOAT32 and math.isfinite(number)
-                              and abs(number) >= 3.4028235677973366e38):
+        number = _float(stripped, ftype == FLOAT32)
+        if number is None:
             raise error(f"default={text!r} is not a {type_text} literal")
-        return _float32(number) if ftype == FLOAT32 else number
+        return number
     if isinstance(ftype, Ref) and ftype.name in _VECTOR_ARITY:
         parts = [p.strip() for p in stripped.split(",")]
         if len(parts) != _VECTOR_ARITY[ftype.name]:
@@ -101,10 +109,10 @@ def read_default(text: str, ftype: Type, type_text: str, *, is_bean: bool,
             if any(v is None or v not in Int(32) for v in ints):
                 raise error(f"default={text!r} needs int components")
             return tuple(ints)
-        floats = [_java_float(p) for p in parts]
+        floats = [_float(p, True) for p in parts]
         if any(v is None for v in floats):
             raise error(f"default={text!r} needs float components")
-        return tuple(_float32(v) for v in floats if v is not None)
+        return tuple(floats)
     if is_bean:
         return None
     raise error(f"default={text!r} is not allowed on a {type_text} (Zeze's Gen refuses it)")

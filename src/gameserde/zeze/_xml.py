@@ -70,6 +70,6 @@ def parse(data: str | bytes, filename: str) -> Node:
         reason = expat.ErrorString(e.code) if e.code is not None else str(e)
         raise SchemaError(f"{filename}:{e.lineno}: the file is not well-formed XML "
                           f"({reason}, column {e.offset + 1})") from None
-    except ValueError as e:  # text that cannot be handed to expat (e.g. lone surrogates)
+    except (ValueError, LookupError) as e:  # lone surrogates, an encoding Python lacks ...
         raise SchemaError(f"{filename}:1: the file cannot be read as XML ({e})") from None
     return roots[0]

@@ -23,6 +23,7 @@ line; ``ModuleIdAllowRanges`` is only checked when present; inheritance chains a
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass, field
 
 from gameserde.errors import SchemaError
@@ -145,6 +146,7 @@ class _Reader:
         self.seen_files: set[str] = set()
         self.lower_names: dict[str, str] = {}  # case-folded full name -> what holds it
         self.type_ids: dict[int, str] = {0: "EmptyBean"}
+        self.module_paths: set[str] = set()
 
     def claim(self, full: str, what: str, file: str, line: int) -> None:
         key = full.lower()
@@ -155,15 +157,8 @@ class _Reader:
 
     def read_file(self, path: str, file: str, line: int) -> None:
         real = os.path.realpath(path)
-        if real in self.seen_files:
-            return
-        try:
-            with open(path, "rb") as fh:
-                data = fh.read()
-        except (OSError, ValueError) as e:
-            reason = getattr(e, "strerror", None) or str(e)
-            raise fail(file, line, f"cannot read the solution file {path} ({reason})") from None
-        self.read_text(data, path, real)
+        if real not in self.seen_files:
+            self.read_text(read_bytes(path, file, line), path, real)
 
     def read_text(self, data: str | bytes, file: str, real: str | None) -> None:
         if real is not None:
@@ -210,7 +205,10 @@ class _Reader:
             raise fail(file, node.line, f"module {path}: the id {module_id} is already used "
                        f"by module {module_ids[module_id]}")
         module_ids[module_id] = path
-        self.claim(path, "module", file, node.line)
+        if path.lower() in self.module_paths:
+            raise fail(file, node.line, f"module {path} is declared twice (module names are "
+                       "compared ignoring case)")
+        self.module_paths.add(path.lower())
         self.decls.modules[path] = module_id
         protocol_ids: dict[int, str] = {}
         for child in node.children:
@@ -326,6 +324,21 @@ class _Reader:
             node.attrs.get("result", "").strip() if kind == "rpc" else "", file, node.line)
 
 
+def read_bytes(path: str, file: str, line: int, hint: str = "") -> bytes:
+    """The regular file ``path`` (never a device, FIFO or folder), or a :class:`SchemaError`
+    at ``file:line``."""
+    try:
+        with open(path, "rb") as fh:
+            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+                raise fail(file, line, f"cannot read the solution file {path} (not a regular "
+                           f"file){hint}")
+            return fh.read()
+    except (OSError, ValueError) as e:
+        reason = getattr(e, "strerror", None) or str(e)
+        raise fail(file, line, f"cannot read the solution file {path} ({reason}){hint}"
+                   ) from None
+
+
 def _is_text(source: str) -> bool:
     """A ``str`` given to :func:`load_solution` is XML text when it holds a newline or
     ``<`` (every solution does); anything else is a path."""
@@ -337,15 +350,9 @@ def read_decls(source: str | bytes | os.PathLike[str], *, filename: str | None =
     reader = _Reader()
     if isinstance(source, os.PathLike) or (isinstance(source, str) and not _is_text(source)):
         path = os.fspath(source)
-        try:
-            with open(path, "rb") as fh:
-                data = fh.read()
-        except (OSError, ValueError) as e:
-            reason = getattr(e, "strerror", None) or str(e)
-            hint = ("" if isinstance(source, os.PathLike) else
-                    "; a str without a newline or '<' is a path: give XML text as bytes")
-            raise SchemaError(f"{path}:0: cannot read the solution file ({reason}){hint}"
-                              ) from None
+        hint = ("" if isinstance(source, os.PathLike) else
+                "; a str without a newline or '<' is a path: give XML text as bytes")
+        data = read_bytes(path, path, 0, hint)
         reader.read_text(data, filename or path, os.path.realpath(path))
     else:
         name = filename or "<string>"
