@@ -125,6 +125,8 @@ def test_every_type_lowers() -> None:
     assert s.modules == {"app.m": 7}
     assert s.bean("BKey").kind == "beankey"
     assert s.bean("BOther").attributes["type_id"] == 99
+    assert s.classes == {"app.m.BAll": BAll, "app.m.BInner": BInner, "app.m.BOther": BOther,
+                         "lib.keys.BKey": BKey}
 
 
 def test_dynamic_annotations() -> None:

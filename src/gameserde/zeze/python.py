@@ -254,4 +254,5 @@ def schema_from_dataclasses(*classes: type, module: str = "m", solution: str = "
                           f"({' -> '.join(cycle)})")
     model = m.Schema(out, attributes={"solutions": (solution,), "files": (), "enums": {},
                                       "tables": {}})
-    return ZezeSchema(model, modules={f"{solution}.{module}": module_id})
+    by_bean = {names[old]: cls for old, cls in lowering.origin.items() if old in names}
+    return ZezeSchema(model, modules={f"{solution}.{module}": module_id}, classes=by_bean)

@@ -102,8 +102,11 @@ class ZezeSchema:
     """A Zeze schema: the shared model (``model``) plus modules, protocols and lookups."""
 
     def __init__(self, model: Schema, *, protocols: Mapping[str, Protocol] | None = None,
-                 modules: Mapping[str, int] | None = None) -> None:
+                 modules: Mapping[str, int] | None = None,
+                 classes: Mapping[str, type] | None = None) -> None:
         self.model = model
+        self.classes: Mapping[str, type] = dict(classes or {})
+        """For a schema made from dataclasses: each bean's class, by the bean's full name."""
         self.protocols: Mapping[str, Protocol] = dict(protocols or {})
         """Protocols and rpcs by full name, in declaration order."""
         self.modules: Mapping[str, int] = dict(modules or {})
