@@ -410,6 +410,7 @@ BAD = [
     ('<module name="n" id="7"/>', "already used"),
     ('<enum name="E" value="1"/>\n<enum name="E" value="2"/>', "twice"),
     ('<table/>', "empty name"),
+    (f'<bean name="{"B" * 1100}"/>', "longer than 1024"),
     ('<zzz/>', "<zzz> is not allowed in a <module>"),
 ]
 

@@ -116,6 +116,8 @@ class ZezeSchema:
             if isinstance(t, Record) and t.kind in ("bean", "beankey")}
         """Beans and beankeys by full name."""
         self._by_type_id = {p.type_id: p for p in self.protocols.values()}
+        self._bean_tails = _tails(self.beans)
+        self._protocol_tails = _tails(self.protocols)
 
     def __repr__(self) -> str:
         return f"ZezeSchema(beans={len(self.beans)}, protocols={len(self.protocols)})"
@@ -136,14 +138,7 @@ class ZezeSchema:
     def bean(self, name: str) -> Record:
         """The bean ``name``: its full name, or any dotted tail of it (``BItem``,
         ``m.BItem``) that names exactly one bean."""
-        if name in self.beans:
-            return self.beans[name]
-        hits = [full for full in self.beans if full.endswith("." + name)]
-        if len(hits) == 1:
-            return self.beans[hits[0]]
-        if not hits:
-            raise KeyError(f"no bean named {name!r} in the schema")
-        raise KeyError(f"{name!r} is ambiguous: {', '.join(sorted(hits))}")
+        return self.beans[_lookup(self._bean_tails, name, "bean")]
 
     def union(self, name: str) -> Union:
         """The dynamic union ``name`` (``<bean full name>.<variable>``)."""
@@ -154,14 +149,7 @@ class ZezeSchema:
 
     def protocol(self, name: str) -> Protocol:
         """The protocol or rpc ``name``: its full name or a dotted tail naming only it."""
-        if name in self.protocols:
-            return self.protocols[name]
-        hits = [full for full in self.protocols if full.endswith("." + name)]
-        if len(hits) == 1:
-            return self.protocols[hits[0]]
-        if not hits:
-            raise KeyError(f"no protocol named {name!r} in the schema")
-        raise KeyError(f"{name!r} is ambiguous: {', '.join(sorted(hits))}")
+        return self.protocols[_lookup(self._protocol_tails, name, "protocol")]
 
     def protocol_by_type_id(self, type_id: int) -> Protocol | None:
         """The protocol whose TypeId is ``type_id``, or None."""
@@ -173,6 +161,27 @@ class ZezeSchema:
             if rec.attributes.get("type_id") == type_id:
                 return rec
         return None
+
+
+def _tails(names: Mapping[str, object]) -> dict[str, list[str]]:
+    """The names by their last dotted component (``a.b.C`` under ``C``)."""
+    out: dict[str, list[str]] = {}
+    for full in names:
+        out.setdefault(full.rpartition(".")[2], []).append(full)
+    return out
+
+
+def _lookup(tails: Mapping[str, list[str]], name: str, what: str) -> str:
+    """The full name that is ``name`` or ends with ``.name``, if exactly one does."""
+    candidates = tails.get(name.rpartition(".")[2], [])
+    if name in candidates:
+        return name
+    hits = [full for full in candidates if full.endswith("." + name)]
+    if len(hits) == 1:
+        return hits[0]
+    if not hits:
+        raise KeyError(f"no {what} named {name!r} in the schema")
+    raise KeyError(f"{name!r} is ambiguous: {', '.join(sorted(hits))}")
 
 
 def load_schema(source: str | bytes | os.PathLike[str] | type, *classes: type,

@@ -32,6 +32,10 @@ from gameserde.zeze._xml import Node
 from gameserde.zeze.names import hash32, hash64
 from gameserde.zeze.schema import ZezeSchema
 
+MAX_NAME = 1024
+"""The longest full name accepted (Gen has no limit, but every name becomes a path of the
+generated sources); it bounds the model's size by a multiple of the text's."""
+
 MAX_VARIABLE_ID = 4095
 """Gen's ``ConfBean.MaxVariableId``."""
 
@@ -121,6 +125,15 @@ def _name(node: Node, file: str, what: str) -> str:
     return name
 
 
+def _full(parent: str, node: Node, file: str, what: str) -> str:
+    """``parent.name`` of ``node``, at most :data:`MAX_NAME` characters long."""
+    full = f"{parent}.{_name(node, file, what)}"
+    if len(full) > MAX_NAME:
+        raise fail(file, node.line, f"{what} has a full name longer than {MAX_NAME} "
+                   f"characters ({full[:40]}...)")
+    return full
+
+
 def _ranges(text: str, file: str, line: int) -> list[tuple[int, int]]:
     """``ModuleIdAllowRanges="1-100,200"`` as inclusive (first, last) pairs."""
     ranges = []
@@ -191,7 +204,7 @@ class _Reader:
 
     def module(self, node: Node, parent: str, file: str,
                ranges: list[tuple[int, int]] | None, module_ids: dict[int, str]) -> None:
-        path = f"{parent}.{_name(node, file, 'a module')}"
+        path = _full(parent, node, file, "a module")
         if "id" not in node.attrs:
             raise fail(file, node.line, f"module {path} needs an id= attribute")
         module_id = _int32(node.attrs["id"], file, node.line, f"module {path}: the id")
@@ -221,14 +234,14 @@ class _Reader:
             elif child.tag == "enum":
                 self.enum(child, path, file)
             elif child.tag == "table":
-                full = f"{path}.{_name(child, file, 'a table')}"
+                full = _full(path, child, file, "a table")
                 self.claim(full, "table", file, child.line)
                 self.decls.tables[full] = dict(child.attrs)
             elif child.tag not in _IGNORED_IN_MODULE:
                 raise fail(file, child.line, f"<{child.tag}> is not allowed in a <module>")
 
     def enum(self, node: Node, owner: str, file: str) -> None:
-        full = f"{owner}.{_name(node, file, 'an enum')}"
+        full = _full(owner, node, file, "an enum")
         if full in self.decls.enums:
             raise fail(file, node.line, f"enum {full} is declared twice")
         text = node.attrs.get("value", "").strip()
@@ -240,7 +253,7 @@ class _Reader:
 
     def bean(self, node: Node, space: str, file: str) -> None:
         kind = node.tag
-        full = f"{space}.{_name(node, file, 'a ' + kind)}"
+        full = _full(space, node, file, "a " + kind)
         self.claim(full, kind, file, node.line)
         if "TypeId" in node.attrs:
             type_id = _int32(node.attrs["TypeId"], file, node.line, f"{kind} {full}: TypeId")
@@ -302,7 +315,7 @@ class _Reader:
     def protocol(self, node: Node, space: str, module_id: int, file: str,
                  protocol_ids: dict[int, str]) -> None:
         kind = node.tag
-        full = f"{space}.{_name(node, file, 'a ' + kind)}"
+        full = _full(space, node, file, "a " + kind)
         self.claim(full, kind, file, node.line)
         if "id" in node.attrs:
             pid = _int32(node.attrs["id"], file, node.line, f"{kind} {full}: the id")
