@@ -673,8 +673,12 @@ def _compile_table(plan: _TablePlan) -> Callable[[_Encoder, dict[str, Any]], int
         lines += ["            else:", "                raise AssertionError(i)"]
     lines += ["    except EncodeError as exc:", "        raise _add(exc, f'.{name}') from None"]
     for f in plan.union_vectors:
-        lines += [f"    if {names[fields.index(f)]} is MISSING and not self.json_rules:",
-                  f"        _check_types_have_values(F{fields.index(f)}, value)"]
+        i, j = fields.index(f), fields.index(plan.by_name[f.union_field])
+        lines += ["    if not self.json_rules:",
+                  f"        if {names[i]} is MISSING:",
+                  f"            _check_types_have_values(F{i}, value)",
+                  f"        elif {names[j]} is MISSING:",
+                  f"            {names[j]} = self.vector(F{j}, [])"]
     for rname in plan.required:
         i = next(k for k, f in enumerate(fields) if f.name == rname)
         lines += [f"    if {names[i]} is MISSING:",

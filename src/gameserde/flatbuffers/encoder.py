@@ -283,8 +283,11 @@ class _Encoder:
                 raise _add(exc, f".{name}") from None
         if not self.json_rules:
             for f in plan.union_vectors:
+                tf = by_name[f.union_field]
                 if vals[f.index] is _MISSING:
                     _check_types_have_values(f, lookup)
+                elif vals[tf.index] is _MISSING:  # no values: the verifier wants both vectors
+                    vals[tf.index] = self.vector(tf, [])
         for name in plan.required:
             if vals[by_name[name].index] is _MISSING:
                 raise _err(f"required field is missing: {name} in {plan.short}")
