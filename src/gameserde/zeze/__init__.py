@@ -1,7 +1,12 @@
-"""Zeze (e2wugui/zeze): solution XML schemas and the ByteBuffer wire format, byte-exact with
-Zeze's Java runtime."""
+"""Zeze (e2wugui/zeze): solution XML schemas, the ByteBuffer wire format and beans, byte-exact
+with Zeze's Java runtime."""
 
+from gameserde.zeze.codec import decode, decode_from, encode
 from gameserde.zeze.names import hash32, hash64, protocol_type_id
 from gameserde.zeze.schema import Protocol, ZezeSchema, load_schema
+from gameserde.zeze.values import UNKNOWN_KEY, Dynamic, FrozenBean, UnknownField
 
-__all__ = ["Protocol", "ZezeSchema", "hash32", "hash64", "load_schema", "protocol_type_id"]
+__all__ = [
+    "UNKNOWN_KEY", "Dynamic", "FrozenBean", "Protocol", "UnknownField", "ZezeSchema", "decode",
+    "decode_from", "encode", "hash32", "hash64", "load_schema", "protocol_type_id",
+]

@@ -1,0 +1,233 @@
+"""Bean decoding as Zeze's generated Java ``decode`` does it (spec §3), the reference path.
+
+Fields are matched by id in one pass, as Gen's code does: unknown ids before a known field
+are kept (in the root layer of a bean, as Java keeps them) or skipped, a field is read with
+Java's conversions from whatever wire type its tag carries (:mod:`._convert`), absent fields
+get their zero value, and an incompatible wire type raises :class:`DecodeError` where Java
+throws. ``01`` continues with the base's layer, or, in a bean without ``base=``, skips the
+rest of the bean. Nesting deeper than ``max_depth`` raises :class:`DecodeError` (Java has no
+limit and overflows its stack).
+"""
+
+from __future__ import annotations
+
+import decimal
+import re
+from typing import Any
+
+from gameserde.errors import DecodeError, path_key
+from gameserde.zeze import bytebuffer as bb
+from gameserde.zeze._convert import float_to_int, int_to_float32, to_float32, wrap
+from gameserde.zeze._plan import BeanPlan, Plans, TypePlan
+from gameserde.zeze.bytebuffer import Reader
+from gameserde.zeze.values import UNKNOWN_KEY, Dynamic, FrozenBean, UnknownField
+
+_JAVA_DECIMAL = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
+
+
+class Decoder:
+    """Reads beans of one schema's plans; ``classes`` makes dataclass instances where the
+    schema has them."""
+
+    def __init__(self, plans: Plans, max_depth: int, classes: bool) -> None:
+        self.plans = plans
+        self.max_depth = max_depth
+        self.classes = classes
+
+    def bean(self, plan: BeanPlan, r: Reader, depth: int) -> Any:
+        if depth > self.max_depth:
+            raise r.fail(f"beans are nested more than {self.max_depth} deep")
+        out: dict[str, Any] = {}
+        kept: list[UnknownField] = []
+        last_layer = len(plan.layers) - 1
+        for index, layer in enumerate(plan.layers):
+            keep = kept if index == last_layer and plan.keeps_unknown else None
+            t = r.read_byte()
+            i = r.read_tag_size(t)
+            for f in layer:
+                while t > 1 and i < f.id:
+                    self._unknown(i, t, r, keep, depth)
+                    t = r.read_byte()
+                    i = wrap(i + r.read_tag_size(t), 32)
+                if i == f.id:
+                    try:
+                        out[f.name] = self.value(f.type, t, r, depth)
+                    except DecodeError as e:
+                        e.add_parent(path_key(f.name))
+                        raise
+                    t = r.read_byte()
+                    i = wrap(i + r.read_tag_size(t), 32)
+            while t > 1:
+                self._unknown(i, t, r, keep, depth)
+                t = r.read_byte()
+                i = wrap(i + r.read_tag_size(t), 32)
+            if t == 0:
+                break
+            if index == last_layer:
+                r.skip_bean(depth)
+                break
+        result = {f.name: out[f.name] if f.name in out else self.plans.zero(f.type)
+                  for layer in reversed(plan.layers) for f in layer}
+        if self.classes and plan.cls is not None:
+            for layer in plan.layers:
+                for f in layer:
+                    if f.type.kind == "set":
+                        result[f.name] = set(result[f.name])
+            return plan.cls(**result)
+        if kept:
+            result[UNKNOWN_KEY] = kept
+        return result
+
+    def _unknown(self, i: int, t: int, r: Reader, keep: list[UnknownField] | None,
+                 depth: int) -> None:
+        start = r.pos
+        r.skip_field(t, depth)
+        if keep is not None:
+            keep.append(UnknownField(i, t & 0xF, r.data[start:r.pos]))
+
+    # -- values, converted from the wire type as Java converts ------------------------------
+
+    def value(self, t: TypePlan, tag: int, r: Reader, depth: int) -> Any:
+        wire = tag & 0xF
+        kind = t.kind
+        if kind == "int":
+            if wire == bb.INTEGER:
+                v = r.read_long()
+                return v if t.bits == 64 else wrap(v, t.bits)
+            if wire == bb.FLOAT:
+                return float_to_int(r.read_float(), t.bits)
+            if wire == bb.DOUBLE:
+                return float_to_int(r.read_double(), t.bits)
+        elif kind == "bool":
+            if wire == bb.INTEGER:
+                return r.read_long() != 0
+            if wire == bb.FLOAT:
+                return r.read_float() != 0
+            if wire == bb.DOUBLE:
+                return r.read_double() != 0
+        elif kind == "float":
+            if wire == bb.FLOAT:
+                return r.read_float()
+            if wire == bb.DOUBLE:
+                return to_float32(r.read_double())
+            if wire == bb.INTEGER:
+                return int_to_float32(r.read_long())
+        elif kind == "double":
+            if wire == bb.DOUBLE:
+                return r.read_double()
+            if wire == bb.FLOAT:
+                return r.read_float()
+            if wire == bb.INTEGER:
+                return float(r.read_long())
+        elif wire == bb.BYTES and kind in ("string", "binary", "decimal"):
+            if kind == "binary":
+                return r.read_bytes()
+            start = r.pos
+            text = r.read_string()
+            return text if kind == "string" else _decimal(text, r, start)
+        elif kind in ("list", "set") and wire == bb.LIST:
+            return self._list(t, r, depth)
+        elif kind == "map" and wire == bb.MAP:
+            return self._map(t, r, depth)
+        elif kind == "bean" and wire in (bb.BEAN, bb.DYNAMIC):
+            if wire == bb.DYNAMIC:
+                r.skip_long()
+            assert t.bean is not None
+            return self.bean(self.plans.bean(t.bean), r, depth + 1)
+        elif kind == "dynamic" and wire in (bb.BEAN, bb.DYNAMIC):
+            return self._dynamic(t, wire, r, depth)
+        elif kind == "vector":
+            comps = self._vector_floats(wire, r)
+            if comps is not None:
+                return (comps + (0.0,) * t.bits)[:t.bits]
+        elif kind == "vectorint":
+            ints = self._vector_ints(wire, r)
+            if ints is not None:
+                return (ints + (0,) * t.bits)[:t.bits]
+        raise r.fail(f"a {t.name} cannot be read from wire type {bb.WIRE_TYPE_NAMES[wire]}")
+
+    def _list(self, t: TypePlan, r: Reader, depth: int) -> Any:
+        if depth >= self.max_depth:
+            raise r.fail(f"values are nested more than {self.max_depth} deep")
+        assert t.element is not None
+        header = r.read_byte()
+        items = []
+        for index in range(r.read_list_count(header)):
+            try:
+                items.append(self.value(t.element, header, r, depth + 1))
+            except DecodeError as e:
+                e.add_parent(path_key(index))
+                raise
+        if t.kind == "set":
+            return list(dict.fromkeys(_key(v) for v in items))
+        return items
+
+    def _map(self, t: TypePlan, r: Reader, depth: int) -> dict[Any, Any]:
+        if depth >= self.max_depth:
+            raise r.fail(f"values are nested more than {self.max_depth} deep")
+        assert t.key is not None and t.value is not None
+        types = r.read_byte()
+        out: dict[Any, Any] = {}
+        for index in range(max(r.read_uint(), 0)):
+            try:
+                key = _key(self.value(t.key, types >> 4, r, depth + 1))
+                out[key] = self.value(t.value, types, r, depth + 1)
+            except DecodeError as e:
+                e.add_parent(f"[<entry {index}>]")
+                raise
+        return out
+
+    def _dynamic(self, t: TypePlan, wire: int, r: Reader, depth: int) -> Dynamic:
+        dyn = t.dynamic
+        assert dyn is not None
+        start = r.pos
+        type_id = r.read_long() if wire == bb.DYNAMIC else 0
+        if type_id == 0:
+            r.skip_bean(depth + 1)
+            return Dynamic(None, {}, 0)
+        bean = dyn.by_type_id.get(type_id)
+        if bean is None:
+            raise r.fail(f"the dynamic {dyn.name} has no bean with TypeId {type_id}", start)
+        return Dynamic(bean, self.bean(self.plans.bean(bean), r, depth + 1), type_id)
+
+    @staticmethod
+    def _vector_floats(wire: int, r: Reader) -> tuple[float, ...] | None:
+        if wire in (bb.VECTOR2, bb.VECTOR3, bb.VECTOR4):
+            return r.read_floats({bb.VECTOR2: 2, bb.VECTOR3: 3, bb.VECTOR4: 4}[wire])
+        if wire in (bb.VECTOR2INT, bb.VECTOR3INT):
+            return tuple(int_to_float32(c) for c in r.read_ints(2 if wire == bb.VECTOR2INT
+                                                                else 3))
+        if wire == bb.FLOAT:
+            return (r.read_float(),)
+        if wire == bb.DOUBLE:
+            return (to_float32(r.read_double()),)
+        if wire == bb.INTEGER:
+            return (int_to_float32(r.read_long()),)
+        return None
+
+    @staticmethod
+    def _vector_ints(wire: int, r: Reader) -> tuple[int, ...] | None:
+        if wire in (bb.VECTOR2INT, bb.VECTOR3INT):
+            return r.read_ints(2 if wire == bb.VECTOR2INT else 3)
+        if wire in (bb.VECTOR2, bb.VECTOR3, bb.VECTOR4):
+            n = {bb.VECTOR2: 2, bb.VECTOR3: 3, bb.VECTOR4: 4}[wire]
+            return tuple(float_to_int(c, 32) for c in r.read_floats(n))
+        if wire == bb.INTEGER:
+            return (r.read_int(),)
+        if wire == bb.FLOAT:
+            return (float_to_int(r.read_float(), 32),)
+        if wire == bb.DOUBLE:
+            return (float_to_int(r.read_double(), 32),)
+        return None
+
+
+def _key(value: Any) -> Any:
+    """A decoded value as a dict key or set element (a beankey dict becomes FrozenBean)."""
+    return FrozenBean(value) if isinstance(value, dict) else value
+
+
+def _decimal(text: str, r: Reader, start: int) -> decimal.Decimal:
+    if not _JAVA_DECIMAL.fullmatch(text):
+        raise r.fail(f"{text[:40]!r} is not a decimal number (Java's BigDecimal rejects it)",
+                     start)
+    return decimal.Decimal(text)

@@ -1,0 +1,195 @@
+"""Plans: a Zeze schema's beans compiled once into what the codecs need per field.
+
+A :class:`TypePlan` says how one declared type is written and read (its wire type, its
+elements, its bean or dynamic); a :class:`BeanPlan` lists a bean's layers (its own fields
+first, then its ``base=`` chain), each layer's fields in id order. Plans are built on first
+use and cached on the schema.
+"""
+
+from __future__ import annotations
+
+import decimal
+from dataclasses import dataclass, field
+from typing import Any
+
+from gameserde.errors import SchemaError
+from gameserde.schema.model import Bool, Bytes, Float, Int, List, Map, Record, Ref, Set, String
+from gameserde.schema.model import Type as ModelType
+from gameserde.schema.model import Union as ModelUnion
+from gameserde.zeze import bytebuffer as bb
+from gameserde.zeze.schema import ZezeSchema
+from gameserde.zeze.values import Dynamic
+
+_VECTORS = {
+    "zeze.vector2": ("vector", bb.VECTOR2, 2), "zeze.vector3": ("vector", bb.VECTOR3, 3),
+    "zeze.vector4": ("vector", bb.VECTOR4, 4), "zeze.quaternion": ("vector", bb.VECTOR4, 4),
+    "zeze.vector2int": ("vectorint", bb.VECTOR2INT, 2),
+    "zeze.vector3int": ("vectorint", bb.VECTOR3INT, 3),
+}
+
+
+@dataclass(eq=False)
+class DynamicPlan:
+    """A ``dynamic``: its name, and its beans by TypeId and TypeIds by bean."""
+
+    name: str
+    by_type_id: dict[int, str]
+    by_bean: dict[str, int]
+
+
+@dataclass(eq=False)
+class TypePlan:
+    """How a declared type is written and read.
+
+    ``kind``: bool, int, float, double, binary, string, decimal, list, set, map, bean,
+    dynamic, vector (float components) or vectorint; ``bits``: an int's width or a vector's
+    component count.
+    """
+
+    kind: str
+    wire: int
+    name: str
+    bits: int = 0
+    element: TypePlan | None = None
+    key: TypePlan | None = None
+    value: TypePlan | None = None
+    bean: str | None = None
+    dynamic: DynamicPlan | None = None
+
+
+@dataclass(eq=False)
+class FieldPlan:
+    id: int
+    name: str
+    type: TypePlan
+    default: Any
+    """The constructor's value (``default=``, else the zero value): what encoding uses for a
+    field a dict leaves out. Decoding gives an absent field the zero value, as Java does."""
+
+
+@dataclass(eq=False)
+class BeanPlan:
+    name: str
+    kind: str
+    layers: list[list[FieldPlan]]
+    """The bean's own fields first, then each ``base=`` layer's, every layer in id order."""
+    keeps_unknown: bool
+    """Java keeps unknown fields in beans without ``base=`` (in the root layer)."""
+    fields: dict[str, FieldPlan] = field(default_factory=dict)
+    cls: type | None = None
+
+
+def _field_type(plans: Plans, t: ModelType) -> TypePlan:
+    if isinstance(t, Bool):
+        return TypePlan("bool", bb.INTEGER, "bool")
+    if isinstance(t, Int):
+        names = {8: "byte", 16: "short", 32: "int", 64: "long"}
+        return TypePlan("int", bb.INTEGER, names[t.bits], bits=t.bits)
+    if isinstance(t, Float):
+        return (TypePlan("float", bb.FLOAT, "float") if t.bits == 32
+                else TypePlan("double", bb.DOUBLE, "double"))
+    if isinstance(t, String):
+        return TypePlan("string", bb.BYTES, "string")
+    if isinstance(t, Bytes):
+        return TypePlan("binary", bb.BYTES, "binary")
+    if isinstance(t, List):
+        element = _field_type(plans, t.element)
+        return TypePlan("list", bb.LIST, f"list[{element.name}]", element=element)
+    if isinstance(t, Set):
+        element = _field_type(plans, t.element)
+        return TypePlan("set", bb.LIST, f"set[{element.name}]", element=element)
+    if isinstance(t, Map):
+        key, value = _field_type(plans, t.key), _field_type(plans, t.value)
+        return TypePlan("map", bb.MAP, f"map[{key.name},{value.name}]", key=key, value=value)
+    if isinstance(t, Ref):
+        if t.name in _VECTORS:
+            kind, wire, n = _VECTORS[t.name]
+            return TypePlan(kind, wire, t.name.removeprefix("zeze."), bits=n)
+        if t.name == "zeze.decimal":
+            return TypePlan("decimal", bb.BYTES, "decimal")
+        target = plans.schema.model.types[t.name]
+        if isinstance(target, ModelUnion):
+            return TypePlan("dynamic", bb.DYNAMIC, "dynamic", dynamic=plans.dynamic(target))
+        if isinstance(target, Record):
+            return TypePlan("bean", bb.BEAN, target.name, bean=target.name)
+    raise SchemaError(f"Zeze cannot encode the type {t!r}")
+
+
+class Plans:
+    """The plans of one schema, built on first use."""
+
+    def __init__(self, schema: ZezeSchema) -> None:
+        self.schema = schema
+        self._beans: dict[str, BeanPlan] = {}
+        self._dynamics: dict[str, DynamicPlan] = {}
+
+    def dynamic(self, union: ModelUnion) -> DynamicPlan:
+        plan = self._dynamics.get(union.name)
+        if plan is None:
+            by_bean = {bean: int(type_id) for bean, (type_id, _) in union.members.items()}
+            plan = DynamicPlan(union.name, {v: k for k, v in by_bean.items()}, by_bean)
+            self._dynamics[union.name] = plan
+        return plan
+
+    def bean(self, name: str) -> BeanPlan:
+        plan = self._beans.get(name)
+        if plan is not None:
+            return plan
+        record = self.schema.beans[name]
+        layers: list[list[FieldPlan]] = []
+        plan = BeanPlan(name, record.kind, layers, keeps_unknown=record.kind == "bean",
+                        cls=self.schema.classes.get(name))
+        self._beans[name] = plan
+        layer: Record | None = record
+        while layer is not None:
+            fields = []
+            for f in sorted((f for f in layer.fields if not f.attributes.get("transient")),
+                            key=lambda f: int(f.id or 0)):
+                t = _field_type(self, f.type)
+                fields.append(FieldPlan(int(f.id or 0), f.name, t,
+                                        self.zero(t) if f.default is None else f.default))
+                plan.fields.setdefault(f.name, fields[-1])
+            layers.append(fields)
+            layer = self.schema.beans[layer.base] if layer.base else None
+        return plan
+
+    def zero(self, t: TypePlan) -> Any:
+        """The zero value of ``t``: what an absent field decodes to."""
+        kind = t.kind
+        if kind == "bool":
+            return False
+        if kind == "int":
+            return 0
+        if kind in ("float", "double"):
+            return 0.0
+        if kind == "binary":
+            return b""
+        if kind == "string":
+            return ""
+        if kind == "decimal":
+            return decimal.Decimal(0)
+        if kind in ("list", "set"):
+            return []
+        if kind == "map":
+            return {}
+        if kind == "vector":
+            return (0.0,) * t.bits
+        if kind == "vectorint":
+            return (0,) * t.bits
+        if kind == "dynamic":
+            return Dynamic(None, {}, 0)
+        assert t.bean is not None
+        return self.zero_bean(t.bean)
+
+    def zero_bean(self, name: str) -> dict[str, Any]:
+        plan = self.bean(name)
+        return {f.name: self.zero(f.type) for layer in plan.layers for f in layer}
+
+
+def plans_of(schema: ZezeSchema) -> Plans:
+    """The schema's plans (built once per schema)."""
+    plans: Plans | None = getattr(schema, "_plans", None)
+    if plans is None:
+        plans = Plans(schema)
+        schema._plans = plans  # type: ignore[attr-defined]
+    return plans

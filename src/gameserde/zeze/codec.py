@@ -1,0 +1,113 @@
+"""Encode and decode Zeze beans, byte-identical with Zeze's Java runtime.
+
+    >>> from gameserde import zeze
+    >>> schema = zeze.load_schema('''<solution name="app"><module name="m" id="1">
+    ...   <bean name="BItem"><variable id="1" name="id" type="int"/>
+    ...   <variable id="2" name="name" type="string"/></bean></module></solution>''')
+    >>> data = zeze.encode(schema, "BItem", {"id": 7, "name": "sword"})
+    >>> data.hex()
+    '1007130573776f726400'
+    >>> zeze.decode(schema, "BItem", data)
+    {'id': 7, 'name': 'sword'}
+
+A bean value is a ``dict`` (a field it leaves out is the field's constructor value:
+``default=`` or zero) or, for schemas made from dataclasses, an instance of the bean's
+class; :mod:`gameserde.zeze.values` lists the other value types. ``bean`` may be a full name
+or any dotted tail naming one bean (``"BItem"``, ``"m.BItem"``), or None for Zeze's
+``EmptyBean``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gameserde._recursion import recursion_room
+from gameserde.errors import DecodeError
+from gameserde.zeze._decode import Decoder
+from gameserde.zeze._encode import Encoder
+from gameserde.zeze._plan import BeanPlan, plans_of
+from gameserde.zeze.bytebuffer import Reader, Writer
+from gameserde.zeze.schema import ZezeSchema
+
+__all__ = ["MAX_DEPTH", "decode", "decode_from", "encode", "read_bean", "write_bean"]
+
+MAX_DEPTH = 500
+"""How deep beans and containers may nest by default (Java has no limit and overflows its
+stack; real schemas nest a few levels)."""
+
+_FRAMES_PER_LEVEL = 4
+
+
+def _plan(schema: ZezeSchema, bean: str | None) -> BeanPlan | None:
+    if bean is None:
+        return None
+    try:
+        full = schema.bean(bean).name
+    except KeyError as e:
+        raise KeyError(e.args[0]) from None
+    return plans_of(schema).bean(full)
+
+
+def write_bean(schema: ZezeSchema, bean: str | None, value: Any, w: Writer, *,
+               max_depth: int = MAX_DEPTH) -> None:
+    """Append the body of ``value`` as the bean ``bean`` to ``w`` (None: the EmptyBean,
+    ``00``)."""
+    plan = _plan(schema, bean)
+    if plan is None:
+        w.write_byte(0)
+        return
+    with recursion_room(_FRAMES_PER_LEVEL * max_depth + 100):
+        Encoder(plans_of(schema), max_depth).bean(plan, value, w, 0)
+
+
+def read_bean(schema: ZezeSchema, bean: str | None, r: Reader, *,
+              max_depth: int = MAX_DEPTH, classes: bool = True) -> Any:
+    """Read one bean body ``bean`` at ``r.pos`` (None: the EmptyBean, whose body is skipped
+    and read as ``{}``), leaving ``r.pos`` after its end tag."""
+    plan = _plan(schema, bean)
+    frames = _FRAMES_PER_LEVEL * min(max_depth, 2 * r.remaining + 2) + 100
+    with recursion_room(frames):
+        if plan is None:
+            r.skip_bean(0)
+            return {}
+        return Decoder(plans_of(schema), max_depth, classes).bean(plan, r, 0)
+
+
+def encode(schema: ZezeSchema, bean: str | None, value: Any, *,
+           max_depth: int = MAX_DEPTH) -> bytes:
+    """The bytes Zeze's Java ``encode`` writes for ``value`` as the bean ``bean``.
+
+    Raises :class:`~gameserde.errors.EncodeError` (with the path of the bad field) for a
+    value the bean cannot hold, and ``KeyError`` for a bean the schema lacks.
+    """
+    w = Writer()
+    write_bean(schema, bean, value, w, max_depth=max_depth)
+    return w.getvalue()
+
+
+def decode_from(schema: ZezeSchema, bean: str | None, data: bytes | bytearray | memoryview,
+                offset: int = 0, *, max_depth: int = MAX_DEPTH,
+                classes: bool = True) -> tuple[Any, int]:
+    """Decode the bean at ``offset`` as Java does and return it with the offset after it
+    (what follows is not read, as in Java)."""
+    r = Reader(data, offset)
+    value = read_bean(schema, bean, r, max_depth=max_depth, classes=classes)
+    return value, r.pos
+
+
+def decode(schema: ZezeSchema, bean: str | None, data: bytes | bytearray | memoryview, *,
+           max_depth: int = MAX_DEPTH, classes: bool = True) -> Any:
+    """Decode ``data``, which must hold exactly one bean ``bean``.
+
+    Values are converted from the wire type as Java converts them; an unknown field is kept
+    (under :data:`~gameserde.zeze.values.UNKNOWN_KEY`) and written back by :func:`encode`.
+    ``classes=False`` gives dicts even for schemas made from dataclasses. Raises
+    :class:`~gameserde.errors.DecodeError` with the offset and field path where Java throws,
+    for bytes after the bean (Java leaves them unread: use :func:`decode_from`), and for
+    nesting deeper than ``max_depth``.
+    """
+    value, end = decode_from(schema, bean, data, max_depth=max_depth, classes=classes)
+    if end != len(data):
+        raise DecodeError(f"{len(data) - end} bytes follow the bean", offset=end,
+                          format="zeze")
+    return value
