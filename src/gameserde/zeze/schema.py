@@ -135,6 +135,31 @@ class ZezeSchema:
         value: Mapping[str, Mapping[str, str]] = self.model.attributes.get("tables", {})
         return value
 
+    def encode(self, bean: str | None, value: Any, **options: Any) -> bytes:
+        """:func:`gameserde.zeze.encode` with this schema."""
+        from gameserde.zeze.codec import encode
+
+        return encode(self, bean, value, **options)
+
+    def decode(self, bean: str | None, data: bytes | bytearray | memoryview,
+               **options: Any) -> Any:
+        """:func:`gameserde.zeze.decode` with this schema."""
+        from gameserde.zeze.codec import decode
+
+        return decode(self, bean, data, **options)
+
+    def to_json(self, bean: str, value: Any, **options: Any) -> str:
+        """:func:`gameserde.zeze.to_json` with this schema."""
+        from gameserde.zeze.jsonview import to_json
+
+        return to_json(self, bean, value, **options)
+
+    def from_json(self, bean: str, text: str | bytes, **options: Any) -> Any:
+        """:func:`gameserde.zeze.from_json` with this schema."""
+        from gameserde.zeze.jsonview import from_json
+
+        return from_json(self, bean, text, **options)
+
     def bean(self, name: str) -> Record:
         """The bean ``name``: its full name, or any dotted tail of it (``BItem``,
         ``m.BItem``) that names exactly one bean."""
