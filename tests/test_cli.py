@@ -18,7 +18,7 @@ from gameserde.cli import main
 ROOT = Path(__file__).resolve().parents[1]
 SAVEGAME = ROOT / "examples" / "godot" / "savegame.sav"
 ALL_ACTIVE = ("(C accelerators: godot, flatbuffers-encoder, flatbuffers-reader, "
-              "flatbuffers-json, flatbuffers-schema)")
+              "flatbuffers-json, flatbuffers-schema, zeze)")
 
 
 def run_program(*args: str, pure: bool | None = None,
@@ -65,16 +65,16 @@ def test_version_with_gameserde_pure() -> None:
 
 
 @pytest.mark.parametrize(("states", "detail"), [
-    (("active",) * 5, ALL_ACTIVE[1:-1]),
-    (("disabled",) * 5, "pure Python: C accelerators disabled by GAMESERDE_PURE"),
-    (("not built",) * 5, "pure Python: no C accelerators built"),
-    (("disabled", "not built", "not built", "not built", "not built"),
+    (("active",) * 6, ALL_ACTIVE[1:-1]),
+    (("disabled",) * 6, "pure Python: C accelerators disabled by GAMESERDE_PURE"),
+    (("not built",) * 6, "pure Python: no C accelerators built"),
+    (("disabled", "not built", "not built", "not built", "not built", "not built"),
      "pure Python: C accelerators disabled by GAMESERDE_PURE"),
-    (("active", "not built", "not built", "not built", "not built"),
+    (("active", "not built", "not built", "not built", "not built", "not built"),
      "C accelerators: godot; not built: flatbuffers-encoder, flatbuffers-reader, "
-     "flatbuffers-json, flatbuffers-schema"),
-    (("active", "disabled", "not built", "active", "disabled"),
-     "C accelerators: godot, flatbuffers-json; disabled by GAMESERDE_PURE: "
+     "flatbuffers-json, flatbuffers-schema, zeze"),
+    (("active", "disabled", "not built", "active", "disabled", "active"),
+     "C accelerators: godot, flatbuffers-json, zeze; disabled by GAMESERDE_PURE: "
      "flatbuffers-encoder, flatbuffers-schema; not built: flatbuffers-reader"),
 ])
 def test_version_text(monkeypatch: pytest.MonkeyPatch, states: tuple[str, ...],
@@ -87,15 +87,18 @@ def test_version_text(monkeypatch: pytest.MonkeyPatch, states: tuple[str, ...],
 def test_accelerator_states_follow_the_switches(monkeypatch: pytest.MonkeyPatch) -> None:
     from gameserde.flatbuffers import _accel as fb_accel
     from gameserde.godot import _accel as godot_accel
+    from gameserde.zeze import _accel as zeze_accel
 
     monkeypatch.setattr(godot_accel, "ENABLED", False)
     monkeypatch.setattr(fb_accel, "ENABLED", False)
+    monkeypatch.setattr(zeze_accel, "ENABLED", False)
     assert set(cli.accelerator_states().values()) <= {"disabled", "not built"}
     monkeypatch.setattr(godot_accel, "AVAILABLE", False)
     monkeypatch.setattr(fb_accel, "encoder", None)
     monkeypatch.setattr(fb_accel, "reader", None)
     monkeypatch.setattr(fb_accel, "json", None)
     monkeypatch.setattr(fb_accel, "lexer", None)
+    monkeypatch.setattr(zeze_accel, "speedups", None)
     assert set(cli.accelerator_states().values()) == {"not built"}
 
 

@@ -122,6 +122,8 @@ class Plans:
         self.schema = schema
         self._beans: dict[str, BeanPlan] = {}
         self._dynamics: dict[str, DynamicPlan] = {}
+        self.codecs: dict[Any, Any] = {}
+        """:func:`gameserde.zeze.codec.bean_codec`'s cache."""
 
     def dynamic(self, union: ModelUnion) -> DynamicPlan:
         plan = self._dynamics.get(union.name)

@@ -19,17 +19,20 @@ or any dotted tail naming one bean (``"BItem"``, ``"m.BItem"``), or None for Zez
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from gameserde._recursion import recursion_room
 from gameserde.errors import DecodeError
+from gameserde.zeze import _accel
 from gameserde.zeze._decode import Decoder
 from gameserde.zeze._encode import Encoder
 from gameserde.zeze._plan import BeanPlan, plans_of
 from gameserde.zeze.bytebuffer import Reader, Writer
 from gameserde.zeze.schema import ZezeSchema
 
-__all__ = ["MAX_DEPTH", "decode", "decode_from", "encode", "read_bean", "write_bean"]
+__all__ = ["MAX_DEPTH", "BeanCodec", "bean_codec", "decode", "decode_from", "encode", "read_bean",
+           "write_bean"]
 
 MAX_DEPTH = 500
 """How deep beans and containers may nest by default (Java has no limit and overflows its
@@ -56,6 +59,10 @@ def write_bean(schema: ZezeSchema, bean: str | None, value: Any, w: Writer, *,
     if plan is None:
         w.write_byte(0)
         return
+    fast = _accel.encode(plans_of(schema), plan, value, max_depth)
+    if fast is not None:
+        w.write_raw(fast)
+        return
     with recursion_room(_FRAMES_PER_LEVEL * max_depth + 100):
         Encoder(plans_of(schema), max_depth).bean(plan, value, w, 0)
 
@@ -65,12 +72,77 @@ def read_bean(schema: ZezeSchema, bean: str | None, r: Reader, *,
     """Read one bean body ``bean`` at ``r.pos`` (None: the EmptyBean, whose body is skipped
     and read as ``{}``), leaving ``r.pos`` after its end tag."""
     plan = _plan(schema, bean)
+    if plan is not None and not (classes and plan.cls is not None):
+        view = memoryview(r.data)[:r.end]
+        fast = _accel.decode(plans_of(schema), plan, view, r.pos, max_depth)
+        if fast is not None:
+            r.pos = fast[1]
+            return fast[0]
     frames = _FRAMES_PER_LEVEL * min(max_depth, 2 * r.remaining + 2) + 100
     with recursion_room(frames):
         if plan is None:
             r.skip_bean(0)
             return {}
         return Decoder(plans_of(schema), max_depth, classes).bean(plan, r, 0)
+
+
+class BeanCodec:
+    """The encoder and decoder of one bean, prepared once (the habit of msgspec's
+    ``Encoder``/``Decoder``): ``encode(value) -> bytes``, ``decode(data) -> value`` and
+    ``decode_from(data, offset) -> (value, end)`` are :func:`encode`, :func:`decode` and
+    :func:`decode_from` without the per-call lookups, and run the C twin when it is built."""
+
+    def __init__(self, schema: ZezeSchema, bean: str | None, *, max_depth: int = MAX_DEPTH,
+                 classes: bool = True) -> None:
+        self.schema = schema
+        self.plan = _plan(schema, bean)
+        self.max_depth = max_depth
+        self.classes = classes
+        self.encode: Callable[[Any], bytes] = self._encode
+        self.decode: Callable[[bytes | bytearray | memoryview], Any] = self._decode
+        if self.plan is not None and not (classes and self.plan.cls is not None):
+            fast = _accel.codec(plans_of(schema), self.plan, max_depth, self._encode,
+                                self._decode)
+            if fast is not None:
+                self.encode, self.decode = fast.encode, fast.decode
+
+    def _encode(self, value: Any) -> bytes:
+        w = Writer()
+        if self.plan is None:
+            w.write_byte(0)
+        else:
+            with recursion_room(_FRAMES_PER_LEVEL * self.max_depth + 100):
+                Encoder(plans_of(self.schema), self.max_depth).bean(self.plan, value, w, 0)
+        return w.getvalue()
+
+    def _decode(self, data: bytes | bytearray | memoryview) -> Any:
+        value, end = self.decode_from(data)
+        if end != len(data):
+            raise DecodeError(f"{len(data) - end} bytes follow the bean", offset=end,
+                              format="zeze")
+        return value
+
+    def decode_from(self, data: bytes | bytearray | memoryview,
+                    offset: int = 0) -> tuple[Any, int]:
+        r = Reader(data, offset)
+        frames = _FRAMES_PER_LEVEL * min(self.max_depth, 2 * r.remaining + 2) + 100
+        with recursion_room(frames):
+            if self.plan is None:
+                r.skip_bean(0)
+                return {}, r.pos
+            decoder = Decoder(plans_of(self.schema), self.max_depth, self.classes)
+            return decoder.bean(self.plan, r, 0), r.pos
+
+
+def bean_codec(schema: ZezeSchema, bean: str | None, *, max_depth: int = MAX_DEPTH,
+               classes: bool = True) -> BeanCodec:
+    """The schema's :class:`BeanCodec` for ``bean`` (made once, then cached)."""
+    cache: dict[tuple[str | None, int, bool], BeanCodec] = plans_of(schema).codecs
+    key = (bean, max_depth, classes)
+    found = cache.get(key)
+    if found is None:
+        found = cache[key] = BeanCodec(schema, bean, max_depth=max_depth, classes=classes)
+    return found
 
 
 def encode(schema: ZezeSchema, bean: str | None, value: Any, *,
@@ -80,9 +152,7 @@ def encode(schema: ZezeSchema, bean: str | None, value: Any, *,
     Raises :class:`~gameserde.errors.EncodeError` (with the path of the bad field) for a
     value the bean cannot hold, and ``KeyError`` for a bean the schema lacks.
     """
-    w = Writer()
-    write_bean(schema, bean, value, w, max_depth=max_depth)
-    return w.getvalue()
+    return bean_codec(schema, bean, max_depth=max_depth).encode(value)
 
 
 def decode_from(schema: ZezeSchema, bean: str | None, data: bytes | bytearray | memoryview,
@@ -106,8 +176,4 @@ def decode(schema: ZezeSchema, bean: str | None, data: bytes | bytearray | memor
     for bytes after the bean (Java leaves them unread: use :func:`decode_from`), and for
     nesting deeper than ``max_depth``.
     """
-    value, end = decode_from(schema, bean, data, max_depth=max_depth, classes=classes)
-    if end != len(data):
-        raise DecodeError(f"{len(data) - end} bytes follow the bean", offset=end,
-                          format="zeze")
-    return value
+    return bean_codec(schema, bean, max_depth=max_depth, classes=classes).decode(data)

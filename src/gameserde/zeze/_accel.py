@@ -1,0 +1,181 @@
+"""Glue to the optional C twin of the Zeze bean codec (``_speedups``, built at install).
+
+The pure-Python encoder and decoder are the reference. The C twin handles beans that are
+plain (one layer; no dynamic, no decimal, no beankey as a map key or set element; every
+nested bean plain too) and values of the common Python types; whenever it meets anything
+else, or bad input, it gives up, :func:`encode` and :func:`decode` here return None, and
+the caller runs the reference over the whole input, which gives the result or raises the
+exact error. So the public API gives the same bytes, values and errors with or without it.
+
+``ENABLED`` is true when the extension is importable and ``GAMESERDE_PURE`` is not set to a
+non-empty value other than ``0``; tests switch it off to force the reference.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from typing import Any
+
+from gameserde.zeze._javastr import decode_java
+from gameserde.zeze._plan import BeanPlan, Plans, TypePlan
+
+API_VERSION = 1
+
+speedups: Any
+try:
+    speedups = importlib.import_module("gameserde.zeze._speedups")
+except ImportError:  # no compiler at install time: pure Python
+    speedups = None
+else:
+    if getattr(speedups, "API_VERSION", None) != API_VERSION:  # pragma: no cover - stale build
+        speedups = None
+
+ENABLED = speedups is not None and os.environ.get("GAMESERDE_PURE", "") in ("", "0")
+
+_KINDS = {"bool": 0, "int": 1, "float": 2, "double": 3, "string": 4, "binary": 5, "list": 6,
+          "set": 7, "map": 8, "bean": 9, "vector": 10, "vectorint": 11}
+_IMMUTABLE_ZERO = ("bool", "int", "float", "double", "string", "binary", "vector", "vectorint")
+
+
+class _Compiler:
+    """Numbers the plain beans and their types for ``_speedups.Program``."""
+
+    def __init__(self, plans: Plans) -> None:
+        self.plans = plans
+        self.types: list[tuple[Any, ...]] = []
+        self.beans: list[list[tuple[int, str, int, Any]]] = []
+        self.index: dict[str, int | None] = {}
+
+    def bean(self, name: str) -> int | None:
+        """The bean's index in the program, or None when it is not plain."""
+        if name in self.index:
+            return self.index[name]
+        plan = self.plans.bean(name)
+        if len(plan.layers) != 1:
+            self.index[name] = None
+            return None
+        slot = len(self.beans)
+        self.index[name] = slot
+        self.beans.append([])
+        fields = []
+        for f in plan.layers[0]:
+            t = self.type(f.type)
+            if t is None:
+                self.index[name] = None
+                return None
+            fields.append((f.id, f.name, t, f.default))
+        self.beans[slot] = fields
+        return slot
+
+    def type(self, t: TypePlan) -> int | None:
+        if t.kind not in _KINDS:
+            return None
+        elem = key = value = bean = -1
+        if t.element is not None:
+            elem = self._sub(t.element, keyed=t.kind == "set")
+        if t.key is not None:
+            key = self._sub(t.key, keyed=True)
+        if t.value is not None:
+            value = self._sub(t.value, keyed=False)
+        if t.bean is not None:
+            found = self.bean(t.bean)
+            bean = -2 if found is None else found
+        if -2 in (elem, key, value, bean):
+            return None
+        zero = self.plans.zero(t) if t.kind in _IMMUTABLE_ZERO else None
+        self.types.append((_KINDS[t.kind], t.wire, t.bits, elem, key, value, bean, zero))
+        return len(self.types) - 1
+
+    def _sub(self, t: TypePlan, keyed: bool) -> int:
+        if keyed and t.kind == "bean":
+            return -2
+        found = self.type(t)
+        return -2 if found is None else found
+
+
+class Program:
+    """The C program of one schema's plain beans (built on first use)."""
+
+    def __init__(self, plans: Plans) -> None:
+        compiler = _Compiler(plans)
+        for name in plans.schema.beans:
+            compiler.bean(name)
+        plain = {name for name, i in compiler.index.items() if i is not None}
+        # a bean is plain only if every bean it reaches is: drop the others' slots
+        self.slots: dict[str, int] = {}
+        for name in plain:
+            slot = compiler.index[name]
+            assert slot is not None
+            if _reaches_only(compiler, name, plain):
+                self.slots[name] = slot
+        self.program = speedups.Program(compiler.types, compiler.beans, decode_java)
+
+
+def _reaches_only(compiler: _Compiler, name: str, plain: set[str]) -> bool:
+    seen = {name}
+    stack = [name]
+    while stack:
+        for f in compiler.plans.bean(stack.pop()).layers[0]:
+            for t in _types(f.type):
+                if t.bean is not None and t.bean not in seen:
+                    if t.bean not in plain:
+                        return False
+                    seen.add(t.bean)
+                    stack.append(t.bean)
+    return True
+
+
+def _types(t: TypePlan) -> list[TypePlan]:
+    out = [t]
+    for sub in (t.element, t.key, t.value):
+        if sub is not None:
+            out += _types(sub)
+    return out
+
+
+def program_of(plans: Plans) -> Program:
+    program: Program | None = getattr(plans, "_program", None)
+    if program is None:
+        program = Program(plans)
+        plans._program = program  # type: ignore[attr-defined]
+    return program
+
+
+def codec(plans: Plans, plan: BeanPlan, max_depth: int, encode_reference: Any,
+          decode_reference: Any) -> Any:
+    """A ``_speedups.Codec`` for ``plan`` (its ``encode``/``decode`` methods run C and call
+    the references when C gives up), or None when C cannot serve the bean."""
+    if not ENABLED or max_depth > speedups.MAX_C_DEPTH:
+        return None
+    program = program_of(plans)
+    slot = program.slots.get(plan.name)
+    if slot is None:
+        return None
+    return speedups.Codec(program.program, slot, max_depth, encode_reference, decode_reference)
+
+
+def encode(plans: Plans, plan: BeanPlan, value: Any, max_depth: int) -> bytes | None:
+    """The C encoding of ``value``, or None when the reference must do it."""
+    if not ENABLED or max_depth > speedups.MAX_C_DEPTH:
+        return None
+    program = program_of(plans)
+    slot = program.slots.get(plan.name)
+    if slot is None:
+        return None
+    result: bytes | None = speedups.encode(program.program, slot, value, max_depth)
+    return result
+
+
+def decode(plans: Plans, plan: BeanPlan, data: Any, offset: int,
+           max_depth: int) -> tuple[Any, int] | None:
+    """The C decoding of the bean at ``offset``, or None when the reference must do it."""
+    if not ENABLED or max_depth > speedups.MAX_C_DEPTH:
+        return None
+    program = program_of(plans)
+    slot = program.slots.get(plan.name)
+    if slot is None:
+        return None
+    result: tuple[Any, int] | None = speedups.decode(program.program, slot, data, offset,
+                                                     max_depth)
+    return result
