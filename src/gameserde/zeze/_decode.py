@@ -144,7 +144,7 @@ class Decoder:
             ints = self._vector_ints(wire, r)
             if ints is not None:
                 return (ints + (0,) * t.bits)[:t.bits]
-        raise r.fail(f"a {t.name} cannot be read from wire type {bb.WIRE_TYPE_NAMES[wire]}")
+        raise r.fail(f"{t.name} cannot be read from wire type {bb.WIRE_TYPE_NAMES[wire]}")
 
     def _list(self, t: TypePlan, r: Reader, depth: int) -> Any:
         if depth >= self.max_depth:

@@ -159,7 +159,7 @@ class Encoder:
             w.write_long(type_id)
             self._dynamic_body(plan, value, w, depth)
         else:
-            raise fail(f"a {t.name} cannot be a list element, set element or map key")
+            raise fail(f"{t.name} cannot be a list element, set element or map key")
 
     def _container(self, t: TypePlan, items: Any, w: Writer, depth: int) -> None:
         if t.kind == "map":
@@ -269,7 +269,7 @@ def _bool(v: Any) -> bool:
 
 def _int(v: Any, bits: int, name: str) -> int:
     if not isinstance(v, int) or isinstance(v, bool):
-        raise fail(f"a {name} must be an int, not {type(v).__name__}")
+        raise fail(f"{name} must be an int, not {type(v).__name__}")
     low, high = _INT_RANGES[bits]
     if not low <= v < high:
         raise fail(f"{v} does not fit a {name} ({bits}-bit signed)")
@@ -295,7 +295,7 @@ def _bytes(v: Any) -> bytes | bytearray | memoryview:
 
 def _components(v: Any, t: TypePlan) -> tuple[Any, ...]:
     if not isinstance(v, tuple | list) or len(v) != t.bits:
-        raise fail(f"a {t.name} must be a tuple of {t.bits} numbers, not {v!r}")
+        raise fail(f"{t.name} must be a tuple of {t.bits} numbers, not {v!r}")
     return tuple(v)
 
 

@@ -201,7 +201,7 @@ class _In:
             return doc
         if kind == "int":
             if not isinstance(doc, int) or isinstance(doc, bool):
-                raise _bad(f"a {t.name} is an integer", doc)
+                raise _bad(f"{t.name} is an integer", doc)
             return doc
         if kind in ("float", "double"):
             return _number_in(doc)
@@ -220,7 +220,7 @@ class _In:
                 raise _bad("not a decimal number", doc) from None
         if kind in ("vector", "vectorint"):
             if not isinstance(doc, list) or len(doc) != t.bits:
-                raise _bad(f"a {t.name} is an array of {t.bits} numbers", doc)
+                raise _bad(f"{t.name} is an array of {t.bits} numbers", doc)
             convert = _number_in if kind == "vector" else (
                 lambda c: self.value(TypePlan("int", 0, "int", bits=32), c, depth))
             return tuple(convert(c) for c in doc)
@@ -277,7 +277,7 @@ class _In:
             try:
                 return int(text, 10)
             except ValueError:
-                raise _bad(f"a {t.name} key is an integer", text) from None
+                raise _bad(f"{t.name} key is an integer", text) from None
         return self.value(t, text, 0)
 
     def _dynamic(self, t: TypePlan, doc: Any, depth: int) -> Dynamic:
