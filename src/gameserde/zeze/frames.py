@@ -172,6 +172,11 @@ def encode_frame(schema: ZezeSchema, protocol: str, value: Any, *, family: str |
     if is_rpc != (session_id is not None):
         raise EncodeError(f"rpc {proto.name} needs a session id" if is_rpc else
                           f"protocol {proto.name} takes no session id", format="zeze")
+    for what, v in (("result code", result_code), ("session id", session_id)):
+        if v is not None and (not isinstance(v, int) or isinstance(v, bool)
+                              or not -(1 << 63) <= v < 1 << 63):
+            raise EncodeError(f"the {what} must be a signed 64-bit integer, not {v!r}",
+                              format="zeze")
     w = Writer()
     if result_code:
         w.write_uint(_FAMILIES[family] | _BIT_RESULT_CODE)
