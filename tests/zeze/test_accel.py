@@ -49,7 +49,6 @@ def pure(fn: Any, *args: Any) -> Any:
 
 
 def fresh_schema() -> zeze.ZezeSchema:
-    """A schema of its own, so that codecs cached with the C twin on or off do not mix."""
     return zeze.load_schema(DATA["meta"]["schema_xml"])
 
 
@@ -95,6 +94,21 @@ def test_c_decodes_the_plain_vectors_itself(bean: str) -> None:
         if b == bean:
             result = _accel.decode(plans, plan, data, 0, zeze.codec.MAX_DEPTH)
             assert result is not None and result[1] == len(data)
+
+
+def test_switching_the_twin_off_is_honoured() -> None:
+    value = {"a": 1, "s": "x"}
+    data = zeze.encode(SCHEMA, "BInner", value)
+    saved = _accel.ENABLED
+    _accel.ENABLED = False
+    try:
+        codec = zeze.codec.bean_codec(SCHEMA, "BInner")
+        assert codec.encode == codec._encode  # the reference, not the C method
+        assert zeze.encode(SCHEMA, "BInner", value) == data
+    finally:
+        _accel.ENABLED = saved
+    assert zeze.codec.bean_codec(SCHEMA, "BInner").encode != zeze.codec.bean_codec(
+        SCHEMA, "BInner")._encode
 
 
 @pytest.mark.parametrize("value", [

@@ -136,9 +136,10 @@ class BeanCodec:
 
 def bean_codec(schema: ZezeSchema, bean: str | None, *, max_depth: int = MAX_DEPTH,
                classes: bool = True) -> BeanCodec:
-    """The schema's :class:`BeanCodec` for ``bean`` (made once, then cached)."""
-    cache: dict[tuple[str | None, int, bool], BeanCodec] = plans_of(schema).codecs
-    key = (bean, max_depth, classes)
+    """The schema's :class:`BeanCodec` for ``bean`` (made once, then cached; switching
+    ``_accel.ENABLED`` is honoured)."""
+    cache: dict[tuple[str | None, int, bool, bool], BeanCodec] = plans_of(schema).codecs
+    key = (bean, max_depth, classes, _accel.ENABLED)
     found = cache.get(key)
     if found is None:
         found = cache[key] = BeanCodec(schema, bean, max_depth=max_depth, classes=classes)
