@@ -63,8 +63,8 @@ class FieldPlan:
     name: str
     type: TypePlan
     default: Any
-    """The constructor's value (``default=``, else the zero value): what encoding uses for a
-    field a dict leaves out. Decoding gives an absent field the zero value, as Java does."""
+    """The constructor's value (``default=``, else :meth:`Plans.initial`): what encoding uses
+    for a field a dict leaves out. Decoding gives an absent field the zero value."""
 
 
 @dataclass(eq=False)
@@ -149,11 +149,20 @@ class Plans:
                             key=lambda f: int(f.id or 0)):
                 t = _field_type(self, f.type)
                 fields.append(FieldPlan(int(f.id or 0), f.name, t,
-                                        self.zero(t) if f.default is None else f.default))
+                                        self.initial(t) if f.default is None else f.default))
                 plan.fields.setdefault(f.name, fields[-1])
             layers.append(fields)
             layer = self.schema.beans[layer.base] if layer.base else None
         return plan
+
+    def initial(self, t: TypePlan) -> Any:
+        """What Gen's constructor gives a field of ``t`` that has no ``default=``: the zero
+        value, except for a bean: ``new Bean()``, whose fields hold their own constructor
+        values (their ``default=`` included)."""
+        if t.kind != "bean":
+            return self.zero(t)
+        assert t.bean is not None
+        return {f.name: f.default for layer in self.bean(t.bean).layers for f in layer}
 
     def zero(self, t: TypePlan) -> Any:
         """The zero value of ``t``: what an absent field decodes to."""

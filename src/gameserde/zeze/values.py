@@ -40,12 +40,13 @@ class UnknownField(NamedTuple):
 
 class FrozenBean(Mapping[str, Any]):
     """A beankey used as a map key or set element: an immutable, hashable mapping of its
-    fields (a ``dict`` cannot be a key)."""
+    fields (a ``dict`` cannot be a key); a beankey field's mapping becomes a FrozenBean too."""
 
     __slots__ = ("_hash", "_items")
 
     def __init__(self, items: Mapping[str, Any]) -> None:
-        self._items = dict(items)
+        self._items = {k: FrozenBean(v) if isinstance(v, Mapping) and not isinstance(
+            v, FrozenBean) else v for k, v in items.items()}
         self._hash = hash(tuple(self._items.items()))
 
     def __getitem__(self, key: str) -> Any:
