@@ -66,7 +66,7 @@ class Decoder:
             if index == last_layer:
                 r.skip_bean(depth)
                 break
-        result = {f.name: out[f.name] if f.name in out else self.plans.zero(f.type)
+        result = {f.name: out[f.name] if f.name in out else self.plans.constructed(f.type)
                   for layer in reversed(plan.layers) for f in layer}
         if self.classes and plan.cls is not None:
             for layer in plan.layers:

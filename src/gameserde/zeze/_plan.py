@@ -28,6 +28,11 @@ _VECTORS = {
 }
 
 
+IMMUTABLE_KINDS = frozenset({"bool", "int", "float", "double", "binary", "string", "decimal",
+                             "vector", "vectorint"})
+"""Kinds whose values are immutable (may be shared between decoded values)."""
+
+
 @dataclass(eq=False)
 class DynamicPlan:
     """A ``dynamic``: its name, and its beans by TypeId and TypeIds by bean."""
@@ -164,8 +169,18 @@ class Plans:
         assert t.bean is not None
         return {f.name: f.default for layer in self.bean(t.bean).layers for f in layer}
 
+    def constructed(self, t: TypePlan) -> Any:
+        """A new value of ``t`` as Java's constructor makes it: what an absent field decodes
+        to. The zero value, except for a bean field: Java's decoder leaves it as ``new
+        Bean()`` made it, so its fields hold their ``default=``."""
+        if t.kind != "bean":
+            return self.zero(t)
+        assert t.bean is not None
+        return {f.name: f.default if f.type.kind in IMMUTABLE_KINDS else self.constructed(f.type)
+                for layer in reversed(self.bean(t.bean).layers) for f in layer}
+
     def zero(self, t: TypePlan) -> Any:
-        """The zero value of ``t``: what an absent field decodes to."""
+        """The zero value of ``t`` (a new one: containers are never shared)."""
         kind = t.kind
         if kind == "bool":
             return False

@@ -765,13 +765,15 @@ zero_of(Program *p, TypeSpec *t, int depth)
         return PyList_New(0);
     case K_MAP:
         return PyDict_New();
-    case K_BEAN: {
+    case K_BEAN: { /* as Java's constructor makes it: fields hold their default= */
         if (depth > MAX_C_DEPTH) return give_up();
         BeanSpec *b = &p->beans[t->bean];
         PyObject *d = PyDict_New();
         if (d == NULL) return NULL;
         for (Py_ssize_t k = 0; k < b->nfields; k++) {
-            PyObject *z = zero_of(p, &p->types[b->fields[k].type], depth + 1);
+            TypeSpec *ft = &p->types[b->fields[k].type];
+            PyObject *z = ft->zero != NULL ? Py_NewRef(b->fields[k].deflt)
+                                           : zero_of(p, ft, depth + 1);
             if (z == NULL || PyDict_SetItem(d, b->fields[k].name, z) < 0) {
                 Py_XDECREF(z);
                 Py_DECREF(d);
