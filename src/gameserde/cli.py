@@ -30,6 +30,8 @@ FORMATS = {
     "godot": ("gameserde.godot.cli", "Godot Variant binary (var_to_bytes, store_var, packets)"),
     "flatbuffers": ("gameserde.flatbuffers.cli", "FlatBuffers with a .fbs schema read at run "
                     "time"),
+    "zeze": ("gameserde.zeze.cli", "Zeze beans with a solution XML schema (Java runtime's "
+             "ByteBuffer)"),
 }
 
 VERBS = {

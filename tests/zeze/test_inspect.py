@@ -113,7 +113,7 @@ def test_errors_become_the_last_row() -> None:
     rows = table(bytes.fromhex("100502000000000000f03f00"))
     assert rows[-1] == (2, "$", "ERROR", "tag 0x02 is reserved (a field id delta of 0)")
     rows = table(bytes.fromhex("1433010001"))  # list<BYTES> ["", a 1-byte string cut short]
-    assert rows[-1] == (4, "$.#1[1]", "ERROR", "the bytes needs 1 byte but 0 remain")
+    assert rows[-1] == (4, "$.#1[1]", "ERROR", "the binary needs 1 byte but 0 remain")
     rows = table(b"\x1d\x00")
     assert rows == [(0, "$.#1", "ERROR", "wire type 13 is not a Zeze wire type")]
 

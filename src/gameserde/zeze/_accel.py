@@ -1,9 +1,9 @@
 """Glue to the optional C twin of the Zeze bean codec (``_speedups``, built at install).
 
 The pure-Python encoder and decoder are the reference. The C twin handles beans that are
-plain (one layer; no dynamic, no decimal, no beankey as a map key or set element; every
-nested bean plain too) and values of the common Python types; whenever it meets anything
-else, or bad input, it gives up, :func:`encode` and :func:`decode` here return None, and
+plain (one layer; no decimal, no beankey as a map key or set element; every nested bean and
+every bean of a dynamic plain too) and values of the common Python types; whenever it meets
+anything else, or bad input, it gives up, :func:`encode` and :func:`decode` here return None, and
 the caller runs the reference over the whole input, which gives the result or raises the
 exact error. So the public API gives the same bytes, values and errors with or without it.
 
@@ -19,6 +19,7 @@ from typing import Any
 
 from gameserde.zeze._javastr import decode_java
 from gameserde.zeze._plan import BeanPlan, Plans, TypePlan
+from gameserde.zeze.values import Dynamic
 
 API_VERSION = 1
 
@@ -34,7 +35,7 @@ else:
 ENABLED = speedups is not None and os.environ.get("GAMESERDE_PURE", "") in ("", "0")
 
 _KINDS = {"bool": 0, "int": 1, "float": 2, "double": 3, "string": 4, "binary": 5, "list": 6,
-          "set": 7, "map": 8, "bean": 9, "vector": 10, "vectorint": 11}
+          "set": 7, "map": 8, "bean": 9, "vector": 10, "vectorint": 11, "dynamic": 12}
 _IMMUTABLE_ZERO = ("bool", "int", "float", "double", "string", "binary", "vector", "vectorint")
 
 
@@ -81,10 +82,18 @@ class _Compiler:
         if t.bean is not None:
             found = self.bean(t.bean)
             bean = -2 if found is None else found
+        members: list[tuple[int, int, str]] = []
+        if t.dynamic is not None:
+            for name, type_id in t.dynamic.by_bean.items():
+                slot = self.bean(name)
+                if slot is None:
+                    return None
+                members.append((type_id, slot, name))
         if -2 in (elem, key, value, bean):
             return None
         zero = self.plans.zero(t) if t.kind in _IMMUTABLE_ZERO else None
-        self.types.append((_KINDS[t.kind], t.wire, t.bits, elem, key, value, bean, zero))
+        self.types.append((_KINDS[t.kind], t.wire, t.bits, elem, key, value, bean, zero,
+                           tuple(members)))
         return len(self.types) - 1
 
     def _sub(self, t: TypePlan, keyed: bool) -> int:
@@ -109,7 +118,7 @@ class Program:
             assert slot is not None
             if _reaches_only(compiler, name, plain):
                 self.slots[name] = slot
-        self.program = speedups.Program(compiler.types, compiler.beans, decode_java)
+        self.program = speedups.Program(compiler.types, compiler.beans, decode_java, Dynamic)
 
 
 def _reaches_only(compiler: _Compiler, name: str, plain: set[str]) -> bool:
@@ -118,11 +127,15 @@ def _reaches_only(compiler: _Compiler, name: str, plain: set[str]) -> bool:
     while stack:
         for f in compiler.plans.bean(stack.pop()).layers[0]:
             for t in _types(f.type):
-                if t.bean is not None and t.bean not in seen:
-                    if t.bean not in plain:
-                        return False
-                    seen.add(t.bean)
-                    stack.append(t.bean)
+                reached = [t.bean] if t.bean is not None else []
+                if t.dynamic is not None:
+                    reached += t.dynamic.by_bean
+                for bean in reached:
+                    if bean not in seen:
+                        if bean not in plain:
+                            return False
+                        seen.add(bean)
+                        stack.append(bean)
     return True
 
 

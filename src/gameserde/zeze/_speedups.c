@@ -25,14 +25,22 @@
 #define MAX_C_DEPTH 2000
 
 enum { K_BOOL, K_INT, K_FLOAT, K_DOUBLE, K_STRING, K_BINARY, K_LIST, K_SET, K_MAP, K_BEAN,
-       K_VECTOR, K_VECTORINT };
+       K_VECTOR, K_VECTORINT, K_DYNAMIC };
 
 enum { W_INTEGER, W_FLOAT, W_DOUBLE, W_BYTES, W_LIST, W_MAP, W_BEAN, W_DYNAMIC, W_VECTOR2,
        W_VECTOR2INT, W_VECTOR3, W_VECTOR3INT, W_VECTOR4 };
 
 typedef struct {
+    int64_t type_id;
+    int bean;
+    PyObject *name; /* the bean's full name */
+} Member;
+
+typedef struct {
     int kind, wire, bits, elem, key, value, bean;
     PyObject *zero; /* the shared zero value of an immutable kind, else NULL */
+    Py_ssize_t nmembers; /* a dynamic's beans */
+    Member *members;
 } TypeSpec;
 
 typedef struct {
@@ -52,6 +60,7 @@ typedef struct {
     TypeSpec *types;
     BeanSpec *beans;
     PyObject *decode_java; /* gameserde.zeze._javastr.decode_java, for malformed UTF-8 */
+    PyTypeObject *dynamic; /* gameserde.zeze.values.Dynamic */
 } Program;
 
 /* ------------------------------------------------------------------------------------------
@@ -313,6 +322,50 @@ present(Program *p, TypeSpec *t, PyObject *v)
     return GIVE_UP;
 }
 
+/* The bean a dynamic value holds: *member NULL for the EmptyBean. Gives up on anything but
+ * None, Dynamic(None, {}, 0|None) and Dynamic(full name, dict, its TypeId or None). */
+static int
+dyn_resolve(Program *p, TypeSpec *t, PyObject *v, Member **member, PyObject **value)
+{
+    *member = NULL;
+    if (v == Py_None)
+        return 0;
+    if (Py_TYPE(v) != p->dynamic || PyTuple_GET_SIZE(v) != 3)
+        return GIVE_UP;
+    PyObject *bean = PyTuple_GET_ITEM(v, 0), *val = PyTuple_GET_ITEM(v, 1),
+             *tid = PyTuple_GET_ITEM(v, 2);
+    if (bean == Py_None) {
+        int empty = val == Py_None || (PyDict_CheckExact(val) && PyDict_GET_SIZE(val) == 0);
+        int zero = tid == Py_None || (PyLong_CheckExact(tid) && PyLong_AsLongLong(tid) == 0);
+        if (PyErr_Occurred()) {
+            PyErr_Clear();
+            return GIVE_UP;
+        }
+        return empty && zero ? 0 : GIVE_UP;
+    }
+    if (!PyUnicode_CheckExact(bean) || !PyDict_CheckExact(val))
+        return GIVE_UP;
+    for (Py_ssize_t k = 0; k < t->nmembers; k++) {
+        Member *m = &t->members[k];
+        if (m->name == bean || PyUnicode_Compare(m->name, bean) == 0) {
+            if (tid != Py_None) {
+                int overflow;
+                long long x = PyLong_CheckExact(tid)
+                    ? PyLong_AsLongLongAndOverflow(tid, &overflow) : 0;
+                if (!PyLong_CheckExact(tid) || overflow || x != m->type_id) {
+                    PyErr_Clear();
+                    return GIVE_UP;
+                }
+            }
+            *member = m;
+            *value = val;
+            return 0;
+        }
+    }
+    PyErr_Clear();
+    return GIVE_UP; /* a short name, or not one of the dynamic's beans */
+}
+
 /* An element, written in full. */
 static int
 enc_element(Program *p, TypeSpec *t, PyObject *v, Out *o, int depth, int max_depth)
@@ -366,6 +419,15 @@ enc_element(Program *p, TypeSpec *t, PyObject *v, Out *o, int depth, int max_dep
         return 0;
     case K_BEAN:
         return enc_bean(p, t->bean, v, o, depth + 1, max_depth);
+    case K_DYNAMIC: {
+        Member *m;
+        PyObject *val;
+        if ((r = dyn_resolve(p, t, v, &m, &val))) return r;
+        if (m == NULL)
+            return out_long(o, 0) < 0 ? -1 : out_byte(o, 0);
+        if (out_long(o, m->type_id) < 0) return -1;
+        return enc_bean(p, m->bean, val, o, depth + 1, max_depth);
+    }
     }
     return GIVE_UP;
 }
@@ -453,6 +515,15 @@ enc_field(Program *p, FieldSpec *f, PyObject *v, Out *o, int *last, int depth, i
         Py_DECREF(seq);
         if (r == 0) *last = f->id;
         return r;
+    }
+    case K_DYNAMIC: {
+        Member *m;
+        PyObject *val;
+        if ((r = dyn_resolve(p, t, v, &m, &val))) return r;
+        if (m == NULL) return 0; /* the EmptyBean is left out */
+        if (out_tag(o, *last, f->id, W_DYNAMIC) < 0 || out_long(o, m->type_id) < 0) return -1;
+        *last = f->id;
+        return enc_bean(p, m->bean, val, o, depth + 1, max_depth);
     }
     case K_MAP: {
         if (!PyDict_CheckExact(v)) return GIVE_UP;
@@ -755,11 +826,31 @@ dec_text(Program *p, In *in, int binary)
 }
 
 static PyObject *
+new_dynamic(Program *p, PyObject *bean, PyObject *value, int64_t type_id)
+{
+    PyObject *tid = PyLong_FromLongLong(type_id);
+    PyObject *d = tid ? p->dynamic->tp_alloc(p->dynamic, 3) : NULL;
+    if (d == NULL) {
+        Py_XDECREF(tid);
+        Py_DECREF(value);
+        return NULL;
+    }
+    PyTuple_SET_ITEM(d, 0, Py_NewRef(bean));
+    PyTuple_SET_ITEM(d, 1, value);
+    PyTuple_SET_ITEM(d, 2, tid);
+    return d;
+}
+
+static PyObject *
 zero_of(Program *p, TypeSpec *t, int depth)
 {
     if (t->zero != NULL)
         return Py_NewRef(t->zero);
     switch (t->kind) {
+    case K_DYNAMIC: {
+        PyObject *empty = PyDict_New();
+        return empty ? new_dynamic(p, Py_None, empty, 0) : NULL;
+    }
     case K_LIST:
     case K_SET:
         return PyList_New(0);
@@ -834,6 +925,22 @@ dec_value(Program *p, TypeSpec *t, In *in, int depth, int max_depth)
     }
     case K_BEAN:
         return dec_bean(p, t->bean, in, depth + 1, max_depth);
+    case K_DYNAMIC: {
+        if (in_long(in, &i)) return give_up();
+        if (i == 0) { /* the EmptyBean: only an empty body here, others are skipped there */
+            int end;
+            if (in_byte(in, &end) || end != 0) return give_up();
+            return zero_of(p, t, depth);
+        }
+        for (Py_ssize_t k = 0; k < t->nmembers; k++) {
+            Member *m = &t->members[k];
+            if (m->type_id == i) {
+                PyObject *value = dec_bean(p, m->bean, in, depth + 1, max_depth);
+                return value ? new_dynamic(p, m->name, value, i) : NULL;
+            }
+        }
+        return give_up(); /* an unknown TypeId: the reference raises */
+    }
     case K_LIST:
     case K_SET: {
         if (depth >= max_depth) return give_up();
@@ -994,8 +1101,12 @@ fail:
 static void
 program_dealloc(Program *self)
 {
-    for (Py_ssize_t k = 0; k < self->ntypes; k++)
+    for (Py_ssize_t k = 0; k < self->ntypes; k++) {
         Py_XDECREF(self->types[k].zero);
+        for (Py_ssize_t j = 0; j < self->types[k].nmembers; j++)
+            Py_XDECREF(self->types[k].members[j].name);
+        PyMem_Free(self->types[k].members);
+    }
     for (Py_ssize_t k = 0; k < self->nbeans; k++) {
         for (Py_ssize_t j = 0; j < self->beans[k].nfields; j++) {
             Py_XDECREF(self->beans[k].fields[j].name);
@@ -1006,6 +1117,7 @@ program_dealloc(Program *self)
     PyMem_Free(self->types);
     PyMem_Free(self->beans);
     Py_XDECREF(self->decode_java);
+    Py_XDECREF(self->dynamic);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -1019,22 +1131,28 @@ check_index(Py_ssize_t value, Py_ssize_t limit)
     return 0;
 }
 
-/* Program(types, beans, decode_java): types = [(kind, wire, bits, elem, key, value, bean,
- * zero or None)], beans = [[(id, name, type, default)]]. */
+/* Program(types, beans, decode_java, dynamic): types = [(kind, wire, bits, elem, key, value,
+ * bean, zero or None, members)], members = [(type_id, bean, name)] for a dynamic, else ();
+ * beans = [[(id, name, type, default)]]; dynamic = the class gameserde.zeze.Dynamic. */
 static PyObject *
 program_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
-    PyObject *types, *beans, *decode_java;
+    PyObject *types, *beans, *decode_java, *dynamic;
     if (kwds != NULL && PyDict_GET_SIZE(kwds)) {
         PyErr_SetString(PyExc_TypeError, "Program takes no keyword arguments");
         return NULL;
     }
-    if (!PyArg_ParseTuple(args, "O!O!O", &PyList_Type, &types, &PyList_Type, &beans,
-                          &decode_java))
+    if (!PyArg_ParseTuple(args, "O!O!OO!", &PyList_Type, &types, &PyList_Type, &beans,
+                          &decode_java, &PyType_Type, &dynamic))
         return NULL;
+    if (!PyType_IsSubtype((PyTypeObject *)dynamic, &PyTuple_Type)) {
+        PyErr_SetString(PyExc_TypeError, "the Dynamic class must be a tuple");
+        return NULL;
+    }
     Program *self = (Program *)type->tp_alloc(type, 0);
     if (self == NULL) return NULL;
     self->decode_java = Py_NewRef(decode_java);
+    self->dynamic = (PyTypeObject *)Py_NewRef(dynamic);
     Py_ssize_t nt = PyList_GET_SIZE(types), nb = PyList_GET_SIZE(beans);
     self->types = PyMem_Calloc((size_t)(nt ? nt : 1), sizeof(TypeSpec));
     self->beans = PyMem_Calloc((size_t)(nb ? nb : 1), sizeof(BeanSpec));
@@ -1044,16 +1162,41 @@ program_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     }
     for (Py_ssize_t k = 0; k < nt; k++) {
         TypeSpec *t = &self->types[k];
-        PyObject *zero;
-        if (!PyArg_ParseTuple(PyList_GET_ITEM(types, k), "iiiiiiiO", &t->kind, &t->wire,
-                              &t->bits, &t->elem, &t->key, &t->value, &t->bean, &zero)) {
+        PyObject *zero, *members;
+        if (!PyArg_ParseTuple(PyList_GET_ITEM(types, k), "iiiiiiiOO!", &t->kind, &t->wire,
+                              &t->bits, &t->elem, &t->key, &t->value, &t->bean, &zero,
+                              &PyTuple_Type, &members)) {
             Py_DECREF(self);
             return NULL;
         }
         self->ntypes = k + 1;
         t->zero = zero == Py_None ? NULL : Py_NewRef(zero);
+        Py_ssize_t nm = PyTuple_GET_SIZE(members);
+        t->members = PyMem_Calloc((size_t)(nm ? nm : 1), sizeof(Member));
+        if (t->members == NULL) {
+            Py_DECREF(self);
+            return PyErr_NoMemory();
+        }
+        for (Py_ssize_t j = 0; j < nm; j++) {
+            Member *m = &t->members[j];
+            long long type_id;
+            PyObject *name;
+            if (!PyArg_ParseTuple(PyTuple_GET_ITEM(members, j), "LiU", &type_id, &m->bean,
+                                  &name)) {
+                Py_DECREF(self);
+                return NULL;
+            }
+            m->type_id = type_id;
+            m->name = Py_NewRef(name);
+            t->nmembers = j + 1;
+            if (m->bean < 0 || m->bean >= nb) {
+                PyErr_SetString(PyExc_ValueError, "a Program dynamic's bean is out of range");
+                Py_DECREF(self);
+                return NULL;
+            }
+        }
         if (check_index(t->elem, nt) || check_index(t->key, nt) || check_index(t->value, nt)
-                || check_index(t->bean, nb) || t->kind < K_BOOL || t->kind > K_VECTORINT
+                || check_index(t->bean, nb) || t->kind < K_BOOL || t->kind > K_DYNAMIC
                 || t->wire < 0 || t->wire > 12 || t->bits < 0 || t->bits > 64) {
             PyErr_SetString(PyExc_ValueError, "a Program type is malformed");
             Py_DECREF(self);

@@ -404,7 +404,7 @@ class Reader:
 
     def read_bytes(self) -> bytes:
         n = self._length("bytes")
-        return self.read_raw(n, "the bytes") if n else b""
+        return self.read_raw(n, "the binary") if n else b""
 
     def read_string(self) -> str:
         n = self._length("a string")
@@ -457,7 +457,7 @@ class Reader:
 
     def skip_bytes(self) -> None:
         n = self._length("bytes")
-        self.skip(n, "the bytes")
+        self.skip(n, "the binary")
 
     def skip_field(self, tag: int, depth: int = 0) -> None:
         """Java ``SkipUnknownField(tag)``: skip one value of the wire type in ``tag``'s low
