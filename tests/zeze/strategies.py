@@ -397,6 +397,21 @@ def solutions(draw: st.DrawFn, max_beans: int = 5, max_vars: int = 6) -> Solutio
     return sol
 
 
+@st.composite
+def older_versions(draw: st.DrawFn, sol: Solution) -> Solution:
+    """An older version of ``sol``: the same beans with some variables gone (same ids, types
+    and names for the rest), from every bean whose unknown fields Java keeps, that is every
+    bean without ``base=`` (its layer is the base-most, where Java keeps them). A bean
+    field, a collection of beans or a dynamic that goes takes its whole nested content
+    along, and nested beans lose variables of their own."""
+    beans = {}
+    for full, bean in sol.beans.items():
+        evolves = bean.kind == "bean" and bean.base is None
+        kept = [v for v in bean.vars if not evolves or draw(st.integers(0, 2)) > 0]
+        beans[full] = dataclasses.replace(bean, vars=kept)
+    return dataclasses.replace(sol, beans=beans)
+
+
 # ---------------------------------------------------------------------------------------------
 # Values
 
