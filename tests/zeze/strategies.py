@@ -51,7 +51,8 @@ S = st.SearchStrategy
 
 class Codec(NamedTuple):
     """One path of the bean codec: ``encode(schema, bean, value)``,
-    ``decode(schema, bean, data)``, ``decode_from(schema, bean, data, offset)``."""
+    ``decode(schema, bean, data)``, ``decode_from(schema, bean, data, offset)``, each taking
+    the public functions' keyword options (``max_depth``, ``classes``)."""
 
     name: str
     encode: Callable[..., bytes]
@@ -70,16 +71,17 @@ def c_twin(enabled: bool) -> Iterator[None]:
         _accel.ENABLED = saved
 
 
-def _reference(schema: ZezeSchema, bean: str | None) -> BeanCodec:
+def _reference(schema: ZezeSchema, bean: str | None, **options: Any) -> BeanCodec:
     with c_twin(False):  # a BeanCodec binds the C twin (or not) when it is made
-        return BeanCodec(schema, bean)
+        return BeanCodec(schema, bean, **options)
 
 
 PURE = Codec(
     "pure",
-    lambda schema, bean, value: _reference(schema, bean).encode(value),
-    lambda schema, bean, data: _reference(schema, bean).decode(data),
-    lambda schema, bean, data, offset=0: _reference(schema, bean).decode_from(data, offset))
+    lambda schema, bean, value, **kw: _reference(schema, bean, **kw).encode(value),
+    lambda schema, bean, data, **kw: _reference(schema, bean, **kw).decode(data),
+    lambda schema, bean, data, offset=0, **kw: _reference(schema, bean, **kw).decode_from(
+        data, offset))
 """The pure-Python reference (:mod:`gameserde.zeze._encode`, :mod:`gameserde.zeze._decode`)
 through :class:`~gameserde.zeze.codec.BeanCodec` made with the C twin off."""
 
@@ -673,18 +675,31 @@ def decoded(sol: Solution, full: str, value: Any) -> dict[str, Any]:
 
 def same(a: Any, b: Any) -> bool:
     """Strict equality: the same types, floats bit for bit (NaN equal to any NaN), dicts with
-    the same keys and the same values under them, sequences element by element."""
-    if type(a) is not type(b) and not (isinstance(a, dict | FrozenBean)
-                                       and isinstance(b, dict | FrozenBean)):
-        return False
-    if isinstance(a, float):
-        if math.isnan(a) or math.isnan(b):
-            return math.isnan(a) and math.isnan(b)
-        return struct.pack("<d", a) == struct.pack("<d", b)
-    if isinstance(a, decimal.Decimal):
-        return str(a) == str(b)
-    if isinstance(a, dict | FrozenBean):
-        return set(a) == set(b) and all(same(a[k], b[k]) for k in a)
-    if isinstance(a, list | tuple):
-        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
-    return bool(a == b)
+    the same keys and the same values under them, sequences element by element. Iterative:
+    values may nest as deep as the decoders allow."""
+    todo = [(a, b)]
+    while todo:
+        x, y = todo.pop()
+        if type(x) is not type(y) and not (isinstance(x, dict | FrozenBean)
+                                           and isinstance(y, dict | FrozenBean)):
+            return False
+        if isinstance(x, float):
+            if math.isnan(x) or math.isnan(y):
+                if not (math.isnan(x) and math.isnan(y)):
+                    return False
+            elif struct.pack("<d", x) != struct.pack("<d", y):
+                return False
+        elif isinstance(x, decimal.Decimal):
+            if str(x) != str(y):
+                return False
+        elif isinstance(x, dict | FrozenBean):
+            if set(x) != set(y):
+                return False
+            todo.extend((x[k], y[k]) for k in x)
+        elif isinstance(x, list | tuple):
+            if len(x) != len(y):
+                return False
+            todo.extend(zip(x, y, strict=True))
+        elif x != y:
+            return False
+    return True
