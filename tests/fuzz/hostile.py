@@ -9,6 +9,7 @@ import struct
 
 from gameserde import godot
 from gameserde.flatbuffers import Builder
+from tests.zeze import wire
 
 NODE_SCHEMA = """
 table Node { kids:[Node]; names:[string]; name:string; data:[ubyte]; n:int; }
@@ -114,3 +115,102 @@ def godot_packed(n: int) -> bytes:
 def godot_claimed_array(claim: int) -> bytes:
     """An Array that claims ``claim`` elements and holds one."""
     return struct.pack("<II", 0x1C, claim) + b"\x00\x00\x00\x00"
+
+
+ZEZE_SCHEMA = """<solution name="h"><module name="m" id="1">
+  <bean name="E"><variable id="1" name="a" type="int"/></bean>
+  <beankey name="K"><variable id="1" name="s" type="string"/>
+    <variable id="2" name="v" type="vector3int"/></beankey>
+  <bean name="H"><variable id="1" name="l" type="list[int]"/>
+    <variable id="2" name="m" type="map[int,string]"/><variable id="3" name="s" type="string"/>
+    <variable id="4" name="b" type="binary"/><variable id="5" name="lb" type="list[E]"/>
+    <variable id="6" name="d" type="decimal"/>
+    <variable id="7" name="ld" type="list[dynamic]"><value bean="E:1"/></variable>
+    <variable id="8" name="km" type="map[K,int]"/></bean>
+  <bean name="N"><variable id="1" name="kids" type="list[N]"/></bean>
+  <bean name="D"><variable id="1" name="d" type="dynamic"><value bean="D:1"/></variable></bean>
+  <bean name="M"><variable id="1" name="m" type="map[int,M]"/></bean>
+</module></solution>"""
+"""Beans for Zeze's hostile inputs: H has a field of each container and byte kind (ids 1-8;
+9 and up are unknown), N, D and M nest through lists, dynamics and maps."""
+
+
+def zeze_long_string(length: int) -> bytes:
+    """H with a string of ``length`` bytes."""
+    return b"\x33" + wire.blob(b"z" * length) + b"\x00"
+
+
+def zeze_wide_list(n: int) -> bytes:
+    """H with a list of ``n`` ints."""
+    items = b"".join(wire.wlong(i * 1000) for i in range(n))
+    return b"\x14" + wire.list_header(n, wire.INTEGER) + items + b"\x00"
+
+
+def zeze_wide_map(n: int) -> bytes:
+    """H with a map of ``n`` ints to strings."""
+    pairs = b"".join(wire.wlong(i) + wire.blob(b"v%d" % i) for i in range(n))
+    return b"\x25" + wire.map_header(n, wire.INTEGER, wire.BYTES) + pairs + b"\x00"
+
+
+def zeze_bean_list(n: int) -> bytes:
+    """H with a list of ``n`` E beans."""
+    items = b"".join(b"\x10" + wire.wlong(i) + b"\x00" for i in range(n))
+    return b"\x54" + wire.list_header(n, wire.BEAN) + items + b"\x00"
+
+
+def zeze_dynamic_list(n: int) -> bytes:
+    """H with a list of ``n`` dynamics holding E beans."""
+    items = b"".join(wire.wlong(1) + b"\x10" + wire.wlong(i) + b"\x00" for i in range(n))
+    return b"\x74" + wire.list_header(n, wire.DYNAMIC) + items + b"\x00"
+
+
+def zeze_beankey_map(n: int) -> bytes:
+    """H with a map of ``n`` distinct beankeys."""
+    pairs = b"".join(b"\x13" + wire.blob(b"k%d" % i) + b"\x1b\x01\x02\x03\x00" + wire.wlong(i)
+                     for i in range(n))
+    return b"\x85" + wire.map_header(n, wire.BEAN, wire.INTEGER) + pairs + b"\x00"
+
+
+def zeze_unknown_fields(n: int) -> bytes:
+    """H with ``n`` unknown fields (ids 9 and up), kept and written back."""
+    fields = b"".join(wire.tag(9 if i == 0 else 1, wire.INTEGER) + wire.wlong(i)
+                      for i in range(n))
+    return fields + b"\x00"
+
+
+def zeze_skipped_list(n: int) -> bytes:
+    """E with an unknown list of ``n`` vector3s, skipped and kept."""
+    return b"\x54" + wire.list_header(n, wire.VECTOR3) + b"\x00\x00\x80\x3f" * 3 * n + b"\x00"
+
+
+def zeze_layer_tags(n: int) -> bytes:
+    """E followed by ``n`` end-of-layer tags, which a bean without layers skips."""
+    return b"\x10\x05" + b"\x01" * n + b"\x00"
+
+
+def zeze_deep_lists(levels: int) -> bytes:
+    """N nested ``levels`` deep through one-bean lists: 3 bytes a level."""
+    return b"\x14\x16" * levels + b"\x00" * (levels + 1)
+
+
+def zeze_claimed_string(claim: int) -> bytes:
+    """H with a string that claims ``claim`` bytes and has eight."""
+    return b"\x33" + wire.wuint(claim) + b"z" * 8
+
+
+def zeze_solution(n: int) -> bytes:
+    """A solution of ``n`` beans, each holding a list of the one before and a dynamic."""
+    beans = "".join(
+        f'<bean name="B{i}"><variable id="1" name="a" type="list[B{max(i - 1, 0)}]"/>'
+        f'<variable id="2" name="d" type="dynamic"><value bean="B{max(i - 1, 0)}"/></variable>'
+        f'<variable id="{4000 - i % 100}" name="m" type="map[int,B0]"/></bean>'
+        for i in range(n))
+    return f'<solution name="s"><module name="m" id="1">{beans}</module></solution>'.encode()
+
+
+def zeze_wide_bean(n: int) -> bytes:
+    """A solution of one bean with ``n`` variables."""
+    variables = "".join(f'<variable id="{i + 1}" name="v{i}" type="map[long,string]"/>'
+                        for i in range(n))
+    return (f'<solution name="s"><module name="m" id="1"><bean name="B">{variables}</bean>'
+            "</module></solution>").encode()

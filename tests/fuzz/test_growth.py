@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from gameserde import godot
+from gameserde import godot, zeze
 from gameserde.errors import GameserdeError
 from gameserde.flatbuffers import flexbuffers, load_schema
 from gameserde.godot.inspect import regions, render
@@ -244,3 +244,49 @@ def flex_all(data: bytes) -> Any:
 def test_flexbuffers_grow_linearly(family: str) -> None:
     make, sizes = FLEX_FAMILIES[family]
     assert_linear(make, flex_all, sizes)
+
+
+# ---------------------------------------------------------------------------------------------
+# Zeze
+
+ZEZE = zeze.load_schema(hostile.ZEZE_SCHEMA)
+
+ZEZE_FAMILIES = {
+    "long string": (hostile.zeze_long_string, "H", (4000, 8000, 16000)),
+    "wide list": (hostile.zeze_wide_list, "H", (500, 1000, 2000)),
+    "wide map": (hostile.zeze_wide_map, "H", (300, 600, 1200)),
+    "list of beans": (hostile.zeze_bean_list, "H", (300, 600, 1200)),
+    "list of dynamics": (hostile.zeze_dynamic_list, "H", (300, 600, 1200)),
+    "map of beankeys": (hostile.zeze_beankey_map, "H", (200, 400, 800)),
+    "unknown fields": (hostile.zeze_unknown_fields, "H", (300, 600, 1200)),
+    "skipped list": (hostile.zeze_skipped_list, "E", (300, 600, 1200)),
+    "layer tags": (hostile.zeze_layer_tags, "E", (4000, 8000, 16000)),
+    "bean lists nested to the cap": (hostile.zeze_deep_lists, "N", (60, 120, 240)),
+}
+ZEZE_BEYOND_CAP = (hostile.zeze_deep_lists, "N", (2000, 4000, 8000))
+"""Beans nested deeper than the default cap, read with ``max_depth`` raised."""
+
+
+def zeze_decode_all(bean: str) -> Callable[[bytes], Any]:
+    """``zeze.decode`` of the bean, then ``encode`` and ``to_json`` of the value."""
+    def run(data: bytes) -> Any:
+        value = zeze.decode(ZEZE, bean, data, max_depth=DEEP)
+        return (zeze.encode(ZEZE, bean, value, max_depth=DEEP),
+                zeze.to_json(ZEZE, bean, value, max_depth=DEEP))
+    return run
+
+
+@pytest.mark.parametrize("family", [*ZEZE_FAMILIES, "bean lists nested beyond the cap"])
+def test_zeze_decode_grows_linearly(family: str) -> None:
+    make, bean, sizes = ZEZE_FAMILIES.get(family, ZEZE_BEYOND_CAP)
+    assert_linear(make, zeze_decode_all(bean), sizes, memory=family in ZEZE_FAMILIES)
+
+
+def test_zeze_claimed_lengths_cost_nothing() -> None:
+    assert_flat(hostile.zeze_claimed_string, zeze_decode_all("H"), (1 << 10, 1 << 20, 1 << 30))
+
+
+@pytest.mark.parametrize("make", [hostile.zeze_solution, hostile.zeze_wide_bean],
+                         ids=["beans", "variables"])
+def test_zeze_load_schema_grows_linearly(make: Callable[[int], bytes]) -> None:
+    assert_linear(make, lambda text: zeze.load_schema(text).model.types, (100, 200, 400))

@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 from gameserde import zeze
 from gameserde.errors import GameserdeError
 from gameserde.zeze import bytebuffer
+from tests.fuzz import hostile
 from tests.fuzz.mutate import KINDS, apply
 
 from . import wire
@@ -36,16 +37,7 @@ _DATA = json.loads(VECTORS.read_text(encoding="utf-8"))
 ORACLE = zeze.load_schema(_DATA["meta"]["schema_xml"])
 ORACLE_CASES = [(c["bean"], bytes.fromhex(c["hex"])) for c in _DATA["beans"] + _DATA["decode"]]
 
-HOSTILE = zeze.load_schema("""<solution name="h"><module name="m" id="1">
-  <bean name="E"><variable id="1" name="a" type="int"/></bean>
-  <bean name="H"><variable id="1" name="l" type="list[int]"/>
-    <variable id="2" name="m" type="map[int,string]"/><variable id="3" name="s" type="string"/>
-    <variable id="4" name="b" type="binary"/><variable id="5" name="lb" type="list[E]"/>
-    <variable id="6" name="d" type="decimal"/></bean>
-  <bean name="N"><variable id="1" name="kids" type="list[N]"/></bean>
-  <bean name="D"><variable id="1" name="d" type="dynamic"><value bean="D:1"/></variable></bean>
-  <bean name="M"><variable id="1" name="m" type="map[int,M]"/></bean>
-</module></solution>""")
+HOSTILE = zeze.load_schema(hostile.ZEZE_SCHEMA)
 
 
 def decode_error(fn: Callable[[Any], Any]) -> str:
@@ -169,7 +161,7 @@ CLAIMS = [2**31 - 1, 2**31, 2**32 - 1]
 
 
 def claims(count: int) -> dict[str, bytes]:
-    """Bean H's fields (and unknown field 7) claiming ``count`` elements or bytes."""
+    """Bean H's fields (and unknown field 9) claiming ``count`` elements or bytes."""
     return {
         "list": b"\x14" + wire.list_header(count, wire.INTEGER),
         "map": b"\x25" + wire.map_header(count, wire.INTEGER, wire.BYTES),
@@ -177,9 +169,9 @@ def claims(count: int) -> dict[str, bytes]:
         "binary": b"\x43" + wire.wuint(count),
         "decimal": b"\x63" + wire.wuint(count),
         "bean list": b"\x54" + wire.list_header(count, wire.BEAN),
-        "unknown list": b"\x74" + wire.list_header(count, wire.VECTOR3),
-        "unknown map": b"\x75" + wire.map_header(count, wire.BYTES, wire.BEAN),
-        "unknown bytes": b"\x73" + wire.wuint(count),
+        "unknown list": b"\x94" + wire.list_header(count, wire.VECTOR3),
+        "unknown map": b"\x95" + wire.map_header(count, wire.BYTES, wire.BEAN),
+        "unknown bytes": b"\x93" + wire.wuint(count),
     }
 
 
