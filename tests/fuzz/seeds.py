@@ -19,7 +19,7 @@ from tests.fuzz import hostile, targets
 
 ROOT = Path(__file__).resolve().parents[2]
 SHARED_SCHEMAS = ROOT.parent / "shared" / "corpus" / "flatbuffers-real"
-ZEZE_VECTORS = ROOT.parent / "shared" / "vectors" / "zeze" / "train.json"
+ZEZE_VECTORS = targets.ZEZE_VECTORS
 
 
 def _godot_values() -> list[tuple[int, list[object]]]:
@@ -186,6 +186,25 @@ def zeze_load_schema() -> list[bytes]:
     return out
 
 
+def zeze_decode() -> list[bytes]:
+    """The Java vectors' bean encodings, each with its bean's selector byte (and some with
+    decode_from or a small max_depth), and the hostile families at small sizes."""
+    index = {(id(schema), bean): i for i, (schema, bean) in enumerate(targets.zeze_beans())}
+    oracle, nested = targets.zeze_beans()[0][0], targets.zeze_beans()[-1][0]
+    vectors = json.loads(ZEZE_VECTORS.read_text(encoding="utf-8"))
+    out = []
+    for n, case in enumerate(vectors["beans"] + vectors["decode"]):
+        selector = index[id(oracle), oracle.bean(case["bean"]).name] | (n % 3) << 5
+        out.append(bytes([selector]) + bytes.fromhex(case["hex"]))
+    for make, bean in ((hostile.zeze_long_string, "H"), (hostile.zeze_wide_list, "H"),
+                       (hostile.zeze_wide_map, "H"), (hostile.zeze_bean_list, "H"),
+                       (hostile.zeze_dynamic_list, "H"), (hostile.zeze_beankey_map, "H"),
+                       (hostile.zeze_unknown_fields, "H"), (hostile.zeze_skipped_list, "E"),
+                       (hostile.zeze_layer_tags, "E"), (hostile.zeze_deep_lists, "N")):
+        out.append(bytes([index[id(nested), nested.bean(bean).name]]) + make(5))
+    return out
+
+
 def cli() -> list[bytes]:
     out = []
     for index, buf in _godot_buffers()[:12]:
@@ -221,6 +240,7 @@ SEEDS: dict[str, Callable[[], list[bytes]]] = {
     "fb.flexbuffers": fb_flexbuffers,
     "fb.load_schema": fb_load_schema,
     "zeze.load_schema": zeze_load_schema,
+    "zeze.decode": zeze_decode,
     "cli": cli,
 }
 

@@ -23,7 +23,7 @@ from contextlib import redirect_stderr
 from pathlib import Path
 from typing import Any
 
-from gameserde import godot
+from gameserde import godot, zeze
 from gameserde._recursion import recursion_room
 from gameserde.flatbuffers import FbsSchema, flexbuffers, load_schema
 from gameserde.flatbuffers.inspect import annotate
@@ -32,6 +32,8 @@ from gameserde.flatbuffers.views import FlatStructView, LazyStructView, TableVie
 from gameserde.godot.inspect import regions, render
 from gameserde.godot.profiles import MAX_DEPTH
 from gameserde.schema.model import Record
+from gameserde.zeze import ZezeSchema
+from gameserde.zeze.codec import MAX_DEPTH as ZEZE_MAX_DEPTH
 from tests.fuzz.harness import (
     Finding,
     both_paths,
@@ -40,7 +42,7 @@ from tests.fuzz.harness import (
     foreign,
     outcome,
 )
-from tests.fuzz.hostile import NODE_SCHEMA
+from tests.fuzz.hostile import NODE_SCHEMA, ZEZE_SCHEMA
 
 GODOT_PROFILES = ("godot4", "godot3", "docs")
 
@@ -449,6 +451,56 @@ def zeze_load_schema(data: bytes) -> None:
         check_weight("zeze.load_schema", weight, len(data), factor=4096)
 
 
+ZEZE_VECTORS = Path(__file__).resolve().parents[3] / "shared" / "vectors" / "zeze" / "train.json"
+"""The Java vectors, whose ``meta.schema_xml`` is the schema ``zeze.decode`` reads with."""
+
+
+@functools.cache
+def zeze_beans() -> tuple[tuple[ZezeSchema, str], ...]:
+    """The beans ``zeze.decode`` reads (index: byte 0 of an input, low 5 bits): every bean of
+    the Java vectors' schema (``meta.schema_xml``), then those of ``hostile.ZEZE_SCHEMA``."""
+    meta = json.loads(ZEZE_VECTORS.read_text(encoding="utf-8"))["meta"]
+    oracle = zeze.load_schema(meta["schema_xml"], filename="meta.schema_xml")
+    nested = zeze.load_schema(ZEZE_SCHEMA, filename="hostile.xml")
+    return tuple((schema, bean) for schema in (oracle, nested) for bean in schema.beans)
+
+
+ZEZE_SMALL_DEPTH = 6
+"""The ``max_depth`` an input with bit 6 of byte 0 set is read with (depth errors on both
+paths)."""
+
+
+def zeze_decode(data: bytes) -> None:
+    """``zeze.decode`` (byte 0: bits 0-4 the bean, bit 5 ``decode_from`` instead, bit 6 a
+    small ``max_depth``), then ``encode`` and ``to_json`` of the value: a decoded value must
+    encode."""
+    if not data:
+        return
+    beans = zeze_beans()
+    schema, bean = beans[(data[0] & 31) % len(beans)]
+    body = data[1:]
+    depth = ZEZE_SMALL_DEPTH if data[0] & 64 else ZEZE_MAX_DEPTH
+
+    def run() -> Any:
+        if data[0] & 32:
+            return zeze.decode_from(schema, bean, body, max_depth=depth)[0]
+        return zeze.decode(schema, bean, body, max_depth=depth)
+
+    kind, value = both_paths("zeze.decode", run, lambda v: _repr(v, len(body), "zeze.decode"))
+    if kind != "ok":
+        return
+    kind, out = both_paths("zeze.encode of a decoded value",
+                           lambda: zeze.encode(schema, bean, value, max_depth=depth))
+    if kind != "ok":
+        raise Finding("invariant", f"zeze.encode of a decoded value failed: {out}",
+                      "zeze.encode of a decoded value fails")
+    check_weight("zeze.encode of a decoded value", len(out), len(body))
+    kind, text = outcome("zeze.to_json", lambda: zeze.to_json(schema, bean, value,
+                                                              max_depth=depth))
+    if kind == "ok":
+        check_weight("zeze.to_json", len(text), len(body))
+
+
 # ---------------------------------------------------------------------------------------------
 # The CLI
 
@@ -565,6 +617,7 @@ TARGETS: dict[str, Callable[[bytes], None]] = {
     "fb.flexbuffers": fb_flexbuffers,
     "fb.load_schema": fb_load_schema,
     "zeze.load_schema": zeze_load_schema,
+    "zeze.decode": zeze_decode,
     "cli": cli,
 }
 """Every target by name (the name is also its folder under ``tests/fuzz/corpus``)."""
