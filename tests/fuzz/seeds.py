@@ -241,6 +241,7 @@ SEEDS: dict[str, Callable[[], list[bytes]]] = {
     "fb.load_schema": fb_load_schema,
     "zeze.load_schema": zeze_load_schema,
     "zeze.decode": zeze_decode,
+    "zeze.generic": lambda: [bytes([seed[0] >> 5 & 1]) + seed[1:] for seed in zeze_decode()],
     "cli": cli,
 }
 

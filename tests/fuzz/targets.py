@@ -34,6 +34,7 @@ from gameserde.godot.profiles import MAX_DEPTH
 from gameserde.schema.model import Record
 from gameserde.zeze import ZezeSchema
 from gameserde.zeze.codec import MAX_DEPTH as ZEZE_MAX_DEPTH
+from gameserde.zeze.generic import GenericBean, decode_generic, decode_generic_bean, to_plain
 from tests.fuzz.harness import (
     Finding,
     both_paths,
@@ -501,6 +502,28 @@ def zeze_decode(data: bytes) -> None:
         check_weight("zeze.to_json", len(text), len(body))
 
 
+def zeze_generic(data: bytes) -> None:
+    """The schema-less reader: ``decode_generic_bean`` (byte 0, bit 0: ``decode_generic`` of
+    a prefix instead), then ``to_plain`` of the tree, which must not fail; both stay linear
+    in the input."""
+    if not data:
+        return
+    body = data[1:]
+
+    def run() -> GenericBean:
+        return decode_generic(body)[0] if data[0] & 1 else decode_generic_bean(body)
+
+    kind, tree = outcome("zeze.decode_generic", run)
+    if kind != "ok":
+        return
+    _repr(tree, len(body), "zeze.decode_generic")
+    kind, plain = outcome("zeze.to_plain", lambda: to_plain(tree))
+    if kind != "ok":
+        raise Finding("invariant", f"zeze.to_plain of a decoded tree failed: {plain}",
+                      "zeze.to_plain fails")
+    _repr(plain, len(body), "zeze.to_plain")
+
+
 # ---------------------------------------------------------------------------------------------
 # The CLI
 
@@ -618,6 +641,7 @@ TARGETS: dict[str, Callable[[bytes], None]] = {
     "fb.load_schema": fb_load_schema,
     "zeze.load_schema": zeze_load_schema,
     "zeze.decode": zeze_decode,
+    "zeze.generic": zeze_generic,
     "cli": cli,
 }
 """Every target by name (the name is also its folder under ``tests/fuzz/corpus``)."""

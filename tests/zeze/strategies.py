@@ -556,10 +556,22 @@ def value_of(draw: st.DrawFn, sol: Solution, t: Type, budget: int, key: bool = F
     return out
 
 
+def zeros(sol: Solution, full: str) -> dict[str, Any]:
+    """Bean ``full`` with every field at its zero value (``default=`` ignored)."""
+    out = {}
+    for layer in sol.layers(full):
+        for v in layer:
+            out[v.name] = zeros(sol, v.type.bean) if v.type.kind == "bean" else (
+                constructed(sol, v.type))
+    return out
+
+
 def bean_value(draw: st.DrawFn, sol: Solution, full: str, budget: int,
                key: bool = False) -> Any:
     """A value of bean ``full``: a dict (a :class:`FrozenBean` when ``key``, with every
-    field) that may leave fields out and may carry unknown fields."""
+    field) that may leave fields out, may carry unknown fields, or may be all zeros."""
+    if not key and draw(st.integers(0, 7)) == 0:
+        return zeros(sol, full)
     out: dict[str, Any] = {}
     layers = sol.layers(full)
     for layer in reversed(layers):
@@ -593,7 +605,11 @@ def cases(draw: st.DrawFn, max_beans: int = 5) -> tuple[Solution, str, Any]:
 # What decoding gives
 
 
-def zero(sol: Solution, t: Type) -> Any:
+def constructed(sol: Solution, t: Type) -> Any:
+    """What Java's constructor gives a field of ``t`` that has no ``default=``: what encoding
+    uses for a field a value leaves out, and what decoding gives a field absent from the
+    wire. The zero value, except for a bean: ``new Bean()``, whose fields hold their own
+    ``default=`` or constructor values."""
     kind = t.kind
     if kind == "bool":
         return False
@@ -612,7 +628,8 @@ def zero(sol: Solution, t: Type) -> Any:
     if kind in INT_VECTORS:
         return (0,) * INT_VECTORS[kind]
     if kind == "bean":
-        return decoded(sol, t.bean, {})
+        return {v.name: constructed(sol, v.type) if v.default is None else v.default
+                for layer in sol.layers(t.bean) for v in layer}
     if kind == "dynamic":
         return Dynamic(None, {}, 0)
     if kind == "map":
@@ -620,57 +637,89 @@ def zero(sol: Solution, t: Type) -> Any:
     return []
 
 
-def _written(t: Type, v: Any) -> bool:
-    """Whether a field of scalar type ``t`` holding ``v`` is written (its zero is left out)."""
-    if t.kind in VECTORS or t.kind in INT_VECTORS:
-        return any(c != 0 for c in v)
-    return bool(v != 0) if t.kind in ("float", "double") else True
+def _field(sol: Solution, var: Var, value: Any) -> Any:
+    """The value the field ``var`` of a bean value ``value`` is written with."""
+    if var.name in value:
+        return value[var.name]
+    return constructed(sol, var.type) if var.default is None else var.default
 
 
-def _element(sol: Solution, t: Type, v: Any) -> Any:
-    """What decoding an element (written in full) gives."""
+def omitted(sol: Solution, t: Type, v: Any) -> bool:
+    """Whether a field of type ``t`` holding ``v`` is left out of the encoding: its zero
+    value (-0.0 included, NaN not), an empty container, the EmptyBean, a bean whose body is
+    only its end tag; never a decimal."""
+    kind = t.kind
+    if kind in VECTORS or kind in INT_VECTORS:
+        return all(c == 0 for c in v)
+    if kind in ("binary", "string", "list", "set", "map"):
+        return len(v) == 0
+    if kind == "decimal":
+        return False
+    if kind == "dynamic":
+        return v is None or v.bean is None
+    if kind == "bean":
+        layers = sol.layers(t.bean)
+        return len(layers) == 1 and not (sol.keeps_unknown(t.bean) and v.get(UNKNOWN_KEY)) \
+            and all(omitted(sol, f.type, _field(sol, f, v)) for f in layers[0])
+    return bool(v == 0)
+
+
+def _element(sol: Solution, t: Type, v: Any, changed: list[str]) -> Any:
+    """What decoding a written value (a field's or an element's) gives."""
     kind = t.kind
     if kind == "bean":
-        result = decoded(sol, t.bean, v)
+        result = _bean(sol, t.bean, v, changed)
         return FrozenBean(result) if isinstance(v, FrozenBean) else result
     if kind == "dynamic":
         if v is None or v.bean is None:
             return Dynamic(None, {}, 0)
         full = next(b for b, _ in t.members if b == v.bean or b.endswith("." + v.bean))
-        return Dynamic(full, decoded(sol, full, v.value), _members(t)[full])
+        return Dynamic(full, _bean(sol, full, v.value, changed), _members(t)[full])
     if kind in ("list", "set"):
         assert t.element is not None
-        return [_element(sol, t.element, e) for e in v]
+        return [_element(sol, t.element, e, changed) for e in v]
     if kind == "map":
         assert t.element is not None and t.key is not None
-        return {_element(sol, t.key, k): _element(sol, t.element, x) for k, x in v.items()}
+        return {_element(sol, t.key, k, changed): _element(sol, t.element, x, changed)
+                for k, x in v.items()}
     if kind in VECTORS:
         return tuple(float(c) for c in v)
     return v
 
 
-def decoded(sol: Solution, full: str, value: Any) -> dict[str, Any]:
-    """The value decoding ``encode(value)`` as bean ``full`` gives: every field, an absent one
-    taking its ``default=`` on the way out and its zero value on the way in, a float or
-    vector field equal to zero (-0.0 included) read back as +0.0, kept unknown fields in id
-    order."""
+def _bean(sol: Solution, full: str, value: Any, changed: list[str]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for layer in sol.layers(full):
         for var in layer:
-            t = var.type
-            if var.name in value:
-                v = value[var.name]
-            else:
-                v = zero(sol, t) if var.default is None else var.default
-            if t.kind in ("bool", *INT_BITS, "float", "double", *VECTORS, *INT_VECTORS) \
-                    and not _written(t, v):
-                out[var.name] = zero(sol, t)
-            else:
-                out[var.name] = _element(sol, t, v)
+            v = _field(sol, var, value)
+            if not omitted(sol, var.type, v):
+                out[var.name] = _element(sol, var.type, v, changed)
+                continue
+            out[var.name] = constructed(sol, var.type)
+            if not omitted(sol, var.type, out[var.name]):
+                changed.append(f"{full}.{var.name}")
     unknown = value.get(UNKNOWN_KEY) if sol.keeps_unknown(full) else None
     if unknown:
         out[UNKNOWN_KEY] = sorted(unknown, key=lambda f: f.id)
     return out
+
+
+def decoded(sol: Solution, full: str, value: Any) -> dict[str, Any]:
+    """The value decoding ``encode(value)`` as bean ``full`` gives: every field, a field
+    left out of the value taking its ``default=`` or constructor value when written, a field
+    left out of the encoding reading back as its constructor value (so a float or vector
+    field of zeros, -0.0 included, reads +0.0, and a bean field of zeros reads Java's
+    ``new Bean()``), kept unknown fields in id order."""
+    return _bean(sol, full, value, [])
+
+
+def rewritten_the_same(sol: Solution, full: str, value: Any) -> bool:
+    """Whether re-encoding the decoded value gives the same bytes. Not when a bean field was
+    left out (all zeros) and reads back as a ``new Bean()`` whose ``default=`` values are
+    written: Java does the same."""
+    changed: list[str] = []
+    _bean(sol, full, value, changed)
+    return not changed
 
 
 def same(a: Any, b: Any) -> bool:

@@ -25,6 +25,7 @@ from .strategies import (
     cases,
     decimals,
     decoded,
+    rewritten_the_same,
     same,
     solutions,
     unknown_fields,
@@ -48,12 +49,16 @@ def ok(result: tuple[str, Any]) -> Any:
 @PROPERTY
 @given(cases())
 def test_encode_decode_encode_gives_the_same_bytes(case: tuple[Solution, str, Any]) -> None:
+    """The same bytes unless a bean field of zeros, left out, reads back as a ``new Bean()``
+    whose ``default=`` values are written (as in Java); from then on, the same bytes."""
     sol, bean, value = case
     schema = load(sol)
     data = ok(agree(lambda c: c.encode(schema, bean, value)))
     back = ok(agree(lambda c: c.decode(schema, bean, data)))
     assert same(back, decoded(sol, bean, value)), (back, decoded(sol, bean, value))
-    assert ok(agree(lambda c: c.encode(schema, bean, back))) == data
+    again = ok(agree(lambda c: c.encode(schema, bean, back)))
+    assert (again == data) == rewritten_the_same(sol, bean, value)
+    assert same(ok(agree(lambda c: c.decode(schema, bean, again))), back)
 
 
 @FEW
@@ -66,7 +71,7 @@ def test_decode_consumes_exactly_the_encoding(case: tuple[Solution, str, Any], b
     back, end = ok(agree(lambda c: c.decode_from(schema, bean, before + data + after,
                                                  len(before))))
     assert end == len(before) + len(data)
-    assert PURE.encode(schema, bean, back) == data
+    assert same(back, decoded(sol, bean, value))
     kind, message = agree(lambda c: c.decode(schema, bean, data + after))
     assert kind == "error" and f"{len(after)} bytes follow the bean" in message
 
@@ -90,7 +95,8 @@ def test_unknown_fields_are_kept_and_written_back(case: tuple[Solution, str, Any
     data = ok(agree(lambda c: c.encode(schema, bean, value)))
     back = ok(agree(lambda c: c.decode(schema, bean, data)))
     assert back[UNKNOWN_KEY] == sorted(value[UNKNOWN_KEY], key=lambda f: f.id)
-    assert ok(agree(lambda c: c.encode(schema, bean, back))) == data
+    if rewritten_the_same(sol, bean, value):
+        assert ok(agree(lambda c: c.encode(schema, bean, back))) == data
     for field in value[UNKNOWN_KEY]:
         assert field.data in data
 
@@ -163,3 +169,17 @@ def test_a_left_out_bean_field_is_written_as_gens_new_bean() -> None:
         assert codec.encode(DEFAULTS_SCHEMA, "B1", {}).hex() == "1610010000"
         assert codec.encode(DEFAULTS_SCHEMA, "B2", {}).hex() == "161610010000" + "00"
         assert codec.encode(DEFAULTS_SCHEMA, "B1", {"inner": {"on": False}}).hex() == "00"
+
+
+def test_a_bean_field_of_zeros_reads_back_as_gens_new_bean() -> None:
+    """Java leaves a bean field of zeros out, and its decoder leaves an absent bean field as
+    the constructor made it, with its ``default=``: the bytes change once, then stay."""
+    for codec in CODECS:
+        data = codec.encode(DEFAULTS_SCHEMA, "B1", {"inner": {"on": False, "n": 0}})
+        assert data == b"\x00"
+        back = codec.decode(DEFAULTS_SCHEMA, "B1", data)
+        assert back == {"inner": {"on": True, "n": 0}}
+        again = codec.encode(DEFAULTS_SCHEMA, "B1", back)
+        assert again.hex() == "1610010000"
+        assert codec.encode(DEFAULTS_SCHEMA, "B1", codec.decode(DEFAULTS_SCHEMA, "B1", again)) \
+            == again
