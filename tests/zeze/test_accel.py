@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ from gameserde import zeze
 from gameserde.errors import DecodeError, EncodeError
 from gameserde.zeze import _accel
 from gameserde.zeze._plan import plans_of
+from gameserde.zeze.python import int8, int16, int32, vector3
 
 VECTORS = Path(__file__).resolve().parents[3] / "shared" / "vectors" / "zeze" / "train.json"
 DATA = json.loads(VECTORS.read_text(encoding="utf-8"))
@@ -120,3 +122,65 @@ def test_encode_odd_values_like_the_reference(value: dict[str, Any]) -> None:
     fast_schema, pure_schema = fresh_schema(), fresh_schema()
     assert outcome(zeze.encode, fast_schema, "BInner", value) == pure(
         zeze.encode, pure_schema, "BInner", value)
+
+
+# -- dataclasses with __slots__: the C twin makes and reads their instances itself ----------
+
+
+@dataclass(slots=True, frozen=True)
+class Pos:
+    x: int32 = 0
+    y: int32 = 0
+
+
+@dataclass(slots=True)
+class Hero:
+    name: str = ""
+    level: int16 = 0
+    flags: int8 = 0
+    pos: Pos = field(default_factory=Pos)
+    tags: set[str] = field(default_factory=set)
+    path: list[Pos] = field(default_factory=list)
+    where: vector3 = (0.0, 0.0, 0.0)
+    items: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass
+class Plain:  # no __slots__: the reference makes these
+    a: int32 = 0
+
+
+HEROES = zeze.load_schema(Hero, Plain, module="m", solution="s")
+HERO = Hero("Ann", 3, -1, Pos(1, 2), {"a", "b"}, [Pos(3, 4), Pos()], (1.0, 2.0, 3.5),
+            {"gold": 5})
+
+
+def test_slotted_dataclasses_run_in_c() -> None:
+    program = _accel.program_of(plans_of(HEROES))
+    assert {"s.m.Hero", "s.m.Pos"} <= set(program.class_slots)
+    assert "s.m.Plain" in program.slots and "s.m.Plain" not in program.class_slots
+    codec = zeze.codec.bean_codec(HEROES, "Hero")
+    assert codec.encode != codec._encode and codec.decode != codec._decode
+
+
+@pytest.mark.parametrize("value", [HERO, Hero(), Hero(pos=Pos(0, 0), items={"": 0})])
+def test_slotted_dataclasses_like_the_reference(value: Hero) -> None:
+    fast_schema = zeze.load_schema(Hero, Plain, module="m", solution="s")
+    pure_schema = zeze.load_schema(Hero, Plain, module="m", solution="s")
+    data = outcome(zeze.encode, fast_schema, "Hero", value)
+    assert data == pure(zeze.encode, pure_schema, "Hero", value) and data[0] == "ok"
+    blob = data[1]
+    inputs = [blob[:n] for n in range(len(blob))] + [
+        blob[:i] + bytes([blob[i] ^ flip]) + blob[i + 1:]
+        for i in range(len(blob)) for flip in (0x01, 0x80)]
+    for item in [blob, *inputs]:
+        fast = outcome(zeze.decode, fast_schema, "Hero", item)
+        slow = pure(zeze.decode, pure_schema, "Hero", item)
+        assert fast == slow, item.hex()
+    assert zeze.decode(fast_schema, "Hero", blob) == value
+
+
+def test_an_absent_bean_field_of_a_dataclass_is_an_instance() -> None:
+    assert zeze.decode(HEROES, "Hero", b"\x00") == Hero()
+    assert pure(zeze.decode, zeze.load_schema(Hero, Plain, module="m", solution="s"), "Hero",
+                b"\x00") == ("ok", Hero())

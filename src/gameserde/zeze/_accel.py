@@ -13,8 +13,10 @@ non-empty value other than ``0``; tests switch it off to force the reference.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import os
+import types
 from typing import Any
 
 from gameserde.zeze._javastr import decode_java
@@ -45,7 +47,7 @@ class _Compiler:
     def __init__(self, plans: Plans) -> None:
         self.plans = plans
         self.types: list[tuple[Any, ...]] = []
-        self.beans: list[list[tuple[int, str, int, Any]]] = []
+        self.beans: list[Any] = []
         self.index: dict[str, int | None] = {}
 
     def bean(self, name: str) -> int | None:
@@ -58,7 +60,7 @@ class _Compiler:
             return None
         slot = len(self.beans)
         self.index[name] = slot
-        self.beans.append([])
+        self.beans.append(([], None, None))
         fields = []
         for f in plan.layers[0]:
             t = self.type(f.type)
@@ -66,7 +68,8 @@ class _Compiler:
                 self.index[name] = None
                 return None
             fields.append((f.id, f.name, t, f.default))
-        self.beans[slot] = fields
+        cls, descriptors = _slots(plan)
+        self.beans[slot] = (fields, cls, descriptors)
         return slot
 
     def type(self, t: TypePlan) -> int | None:
@@ -111,17 +114,42 @@ class Program:
         for name in plans.schema.beans:
             compiler.bean(name)
         plain = {name for name, i in compiler.index.items() if i is not None}
-        # a bean is plain only if every bean it reaches is: drop the others' slots
+        with_class = {name for name in plain
+                      if compiler.beans[compiler.index[name] or 0][1] is not None}
+        # a bean is plain only if every bean it reaches is: drop the others' slots; it is
+        # made as dataclass instances only if every bean it reaches has a slotted class
         self.slots: dict[str, int] = {}
+        self.class_slots: dict[str, int] = {}
         for name in plain:
             slot = compiler.index[name]
             assert slot is not None
-            if _reaches_only(compiler, name, plain):
+            reached = _reached(compiler, name)
+            if reached <= plain:
                 self.slots[name] = slot
+                if reached <= with_class:
+                    self.class_slots[name] = slot
         self.program = speedups.Program(compiler.types, compiler.beans, decode_java, Dynamic)
 
 
-def _reaches_only(compiler: _Compiler, name: str, plain: set[str]) -> bool:
+def _slots(plan: BeanPlan) -> tuple[type | None, tuple[Any, ...] | None]:
+    """The bean's dataclass and its fields' slot descriptors, when the C twin can make and
+    read its instances itself: a dataclass with ``__slots__`` whose fields are exactly the
+    bean's, and no ``__post_init__`` (that the reference's ``cls(**fields)`` would run)."""
+    cls = plan.cls
+    if cls is None or not dataclasses.is_dataclass(cls) or hasattr(cls, "__post_init__"):
+        return None, None
+    fields = dataclasses.fields(cls)
+    if (not all(f.init for f in fields)
+            or {f.name for f in fields} != {f.name for f in plan.layers[0]}):
+        return None, None
+    descriptors = tuple(cls.__dict__.get(f.name) for f in plan.layers[0])
+    if not all(isinstance(d, types.MemberDescriptorType) for d in descriptors):
+        return None, None
+    return cls, descriptors
+
+
+def _reached(compiler: _Compiler, name: str) -> set[str]:
+    """The beans ``name`` reaches through fields, elements and dynamics (itself included)."""
     seen = {name}
     stack = [name]
     while stack:
@@ -132,11 +160,9 @@ def _reaches_only(compiler: _Compiler, name: str, plain: set[str]) -> bool:
                     reached += t.dynamic.by_bean
                 for bean in reached:
                     if bean not in seen:
-                        if bean not in plain:
-                            return False
                         seen.add(bean)
                         stack.append(bean)
-    return True
+    return seen
 
 
 def _types(t: TypePlan) -> list[TypePlan]:
@@ -156,16 +182,19 @@ def program_of(plans: Plans) -> Program:
 
 
 def codec(plans: Plans, plan: BeanPlan, max_depth: int, encode_reference: Any,
-          decode_reference: Any) -> Any:
+          decode_reference: Any, classes: bool) -> Any:
     """A ``_speedups.Codec`` for ``plan`` (its ``encode``/``decode`` methods run C and call
-    the references when C gives up), or None when C cannot serve the bean."""
+    the references when C gives up), or None when C cannot serve the bean (``classes``:
+    decoding makes the schema's dataclass instances)."""
     if not ENABLED or max_depth > speedups.MAX_C_DEPTH:
         return None
     program = program_of(plans)
-    slot = program.slots.get(plan.name)
+    classes = classes and plan.cls is not None
+    slot = (program.class_slots if classes else program.slots).get(plan.name)
     if slot is None:
         return None
-    return speedups.Codec(program.program, slot, max_depth, encode_reference, decode_reference)
+    return speedups.Codec(program.program, slot, max_depth, encode_reference, decode_reference,
+                          classes)
 
 
 def encode(plans: Plans, plan: BeanPlan, value: Any, max_depth: int) -> bytes | None:

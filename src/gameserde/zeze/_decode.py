@@ -66,7 +66,7 @@ class Decoder:
             if index == last_layer:
                 r.skip_bean(depth)
                 break
-        result = {f.name: out[f.name] if f.name in out else self.plans.constructed(f.type)
+        result = {f.name: out[f.name] if f.name in out else self._absent(f.type)
                   for layer in reversed(plan.layers) for f in layer}
         if self.classes and plan.cls is not None:
             for layer in plan.layers:
@@ -77,6 +77,22 @@ class Decoder:
         if kept:
             result[UNKNOWN_KEY] = kept
         return result
+
+    def _absent(self, t: TypePlan) -> Any:
+        """An absent field's value: as Java's constructor makes it (a bean of a dataclass
+        schema as an instance)."""
+        value = self.plans.constructed(t)
+        return self._instances(t, value) if self.classes and t.kind == "bean" else value
+
+    def _instances(self, t: TypePlan, value: Any) -> Any:
+        if t.kind != "bean":
+            return set(value) if t.kind == "set" else value
+        assert t.bean is not None
+        plan = self.plans.bean(t.bean)
+        if plan.cls is None:
+            return value
+        return plan.cls(**{f.name: self._instances(f.type, value[f.name])
+                           for layer in plan.layers for f in layer})
 
     def _unknown(self, i: int, t: int, r: Reader, keep: list[UnknownField] | None,
                  depth: int) -> None:

@@ -17,6 +17,7 @@
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <structmember.h>
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -52,6 +53,8 @@ typedef struct {
 typedef struct {
     Py_ssize_t nfields;
     FieldSpec *fields;
+    PyTypeObject *cls;   /* the bean's dataclass (with __slots__), or NULL */
+    Py_ssize_t *offsets; /* where each field's slot sits in an instance of cls */
 } BeanSpec;
 
 typedef struct {
@@ -568,12 +571,30 @@ enc_field(Program *p, FieldSpec *f, PyObject *v, Out *o, int *last, int depth, i
     return enc_element(p, t, v, o, depth, max_depth);
 }
 
+/* A bean given as an instance of its dataclass: its slots, in field order. */
+static int
+enc_instance(Program *p, BeanSpec *b, PyObject *value, Out *o, int depth, int max_depth)
+{
+    int last = 0;
+    for (Py_ssize_t k = 0; k < b->nfields; k++) {
+        PyObject *v = *(PyObject **)((char *)value + b->offsets[k]);
+        if (v == NULL)
+            return GIVE_UP; /* an unset slot: the reference says so */
+        int r = enc_field(p, &b->fields[k], v, o, &last, depth, max_depth);
+        if (r) return r;
+    }
+    return out_byte(o, 0);
+}
+
 static int
 enc_bean(Program *p, int bean, PyObject *value, Out *o, int depth, int max_depth)
 {
-    if (depth > max_depth || !PyDict_CheckExact(value))
-        return GIVE_UP;
     BeanSpec *b = &p->beans[bean];
+    if (depth > max_depth)
+        return GIVE_UP;
+    if (!PyDict_CheckExact(value))
+        return b->cls != NULL && Py_TYPE(value) == b->cls
+            ? enc_instance(p, b, value, o, depth, max_depth) : GIVE_UP;
     Py_ssize_t found = 0, pos = 0;
     int last = 0, in_order = 1;
     for (Py_ssize_t k = 0; k < b->nfields; k++) {
@@ -612,6 +633,7 @@ enc_bean(Program *p, int bean, PyObject *value, Out *o, int depth, int max_depth
 typedef struct {
     const unsigned char *buf;
     Py_ssize_t pos, end;
+    int classes; /* make dataclass instances where the bean has one */
 } In;
 
 #define NEED(in, n) ((in)->end - (in)->pos >= (n))
@@ -1055,44 +1077,86 @@ tag_size(In *in, int tag, int32_t *delta)
 }
 
 static PyObject *
+make_bean(Program *p, BeanSpec *b, PyObject **vals, int classes)
+{
+    if (classes && b->cls != NULL) {
+        PyObject *obj = b->cls->tp_alloc(b->cls, 0);
+        if (obj == NULL) return NULL;
+        for (Py_ssize_t k = 0; k < b->nfields; k++) {
+            PyObject *v = vals[k];
+            vals[k] = NULL;
+            if (p->types[b->fields[k].type].kind == K_SET) { /* a dataclass holds a set */
+                PyObject *set = PySet_New(v);
+                Py_DECREF(v);
+                if (set == NULL) {
+                    Py_DECREF(obj);
+                    return NULL;
+                }
+                v = set;
+            }
+            *(PyObject **)((char *)obj + b->offsets[k]) = v;
+        }
+        return obj;
+    }
+    PyObject *d = _PyDict_NewPresized(b->nfields);
+    if (d == NULL) return NULL;
+    for (Py_ssize_t k = 0; k < b->nfields; k++) {
+        if (PyDict_SetItem(d, b->fields[k].name, vals[k]) < 0) {
+            Py_DECREF(d);
+            return NULL;
+        }
+    }
+    return d;
+}
+
+#define STACK_FIELDS 32
+
+static PyObject *
 dec_bean(Program *p, int bean, In *in, int depth, int max_depth)
 {
     if (depth > max_depth) return give_up();
     BeanSpec *b = &p->beans[bean];
-    PyObject *d = _PyDict_NewPresized(b->nfields);
-    if (d == NULL) return NULL;
+    PyObject *stack[STACK_FIELDS];
+    PyObject **vals = b->nfields <= STACK_FIELDS ? stack
+                      : PyMem_Calloc((size_t)b->nfields, sizeof(PyObject *));
+    if (vals == NULL) return PyErr_NoMemory();
+    int classes = in->classes && b->cls != NULL;
+    PyObject *result = NULL;
+    Py_ssize_t done = 0;
     int t;
     int32_t i, delta;
-    if (in_byte(in, &t) || tag_size(in, t, &delta)) goto fail;
+    if (in_byte(in, &t) || tag_size(in, t, &delta)) goto end;
     i = delta;
-    for (Py_ssize_t k = 0; k < b->nfields; k++) {
-        FieldSpec *f = &b->fields[k];
+    for (; done < b->nfields; done++) {
+        FieldSpec *f = &b->fields[done];
         TypeSpec *ft = &p->types[f->type];
         PyObject *v;
         if (t > 1 && i < f->id)
-            goto fail; /* an unknown field: the reference keeps it */
+            goto end; /* an unknown field: the reference keeps it */
         if (i == f->id) {
-            if ((t & 0xf) != ft->wire) goto fail; /* Java converts: the reference does */
+            if ((t & 0xf) != ft->wire) goto end; /* Java converts: the reference does */
             v = dec_value(p, ft, in, depth, max_depth);
-            if (v == NULL) goto fail;
+            if (v == NULL) goto end;
             if (in_byte(in, &t) || tag_size(in, t, &delta)) {
                 Py_DECREF(v);
-                goto fail;
+                goto end;
             }
             i = (int32_t)((uint32_t)i + (uint32_t)delta);
         } else {
+            if (classes && ft->kind == K_BEAN) goto end; /* the reference constructs it */
             v = zero_of(p, ft, depth);
-            if (v == NULL) goto fail;
+            if (v == NULL) goto end;
         }
-        int r = PyDict_SetItem(d, f->name, v);
-        Py_DECREF(v);
-        if (r < 0) goto fail;
+        vals[done] = v;
     }
-    if (t != 0) goto fail; /* unknown fields after the last known one, or a layer tag */
-    return d;
-fail:
-    Py_DECREF(d);
-    return NULL;
+    if (t == 0) /* else unknown fields after the last known one, or a layer tag */
+        result = make_bean(p, b, vals, classes);
+end:
+    for (Py_ssize_t k = 0; k < done; k++)
+        Py_XDECREF(vals[k]);
+    if (vals != stack)
+        PyMem_Free(vals);
+    return result;
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -1113,6 +1177,8 @@ program_dealloc(Program *self)
             Py_XDECREF(self->beans[k].fields[j].deflt);
         }
         PyMem_Free(self->beans[k].fields);
+        Py_XDECREF(self->beans[k].cls);
+        PyMem_Free(self->beans[k].offsets);
     }
     PyMem_Free(self->types);
     PyMem_Free(self->beans);
@@ -1131,9 +1197,38 @@ check_index(Py_ssize_t value, Py_ssize_t limit)
     return 0;
 }
 
+/* A bean's dataclass and the offsets of its slots, from the slots' member descriptors (one
+ * per field, in field order): each must be an object slot of cls. */
+static int
+set_slots(BeanSpec *b, PyObject *cls, PyObject *slots)
+{
+    if (!PyType_Check(cls) || !PyTuple_Check(slots) || PyTuple_GET_SIZE(slots) != b->nfields) {
+        PyErr_SetString(PyExc_TypeError, "a Program bean's class needs one slot per field");
+        return -1;
+    }
+    b->offsets = PyMem_Calloc((size_t)(b->nfields ? b->nfields : 1), sizeof(Py_ssize_t));
+    if (b->offsets == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t j = 0; j < b->nfields; j++) {
+        PyObject *d = PyTuple_GET_ITEM(slots, j);
+        if (!Py_IS_TYPE(d, &PyMemberDescr_Type)
+                || ((PyMemberDescrObject *)d)->d_common.d_type != (PyTypeObject *)cls
+                || ((PyMemberDescrObject *)d)->d_member->type != T_OBJECT_EX) {
+            PyErr_SetString(PyExc_TypeError, "a Program bean's slot is not an object slot");
+            return -1;
+        }
+        b->offsets[j] = ((PyMemberDescrObject *)d)->d_member->offset;
+    }
+    b->cls = (PyTypeObject *)Py_NewRef(cls);
+    return 0;
+}
+
 /* Program(types, beans, decode_java, dynamic): types = [(kind, wire, bits, elem, key, value,
  * bean, zero or None, members)], members = [(type_id, bean, name)] for a dynamic, else ();
- * beans = [[(id, name, type, default)]]; dynamic = the class gameserde.zeze.Dynamic. */
+ * beans = [([(id, name, type, default)], dataclass or None, its fields' slot descriptors or
+ * None)]; dynamic = the class gameserde.zeze.Dynamic. */
 static PyObject *
 program_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
@@ -1204,9 +1299,9 @@ program_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         }
     }
     for (Py_ssize_t k = 0; k < nb; k++) {
-        PyObject *fields = PyList_GET_ITEM(beans, k);
-        if (!PyList_Check(fields)) {
-            PyErr_SetString(PyExc_TypeError, "a Program bean is a list of fields");
+        PyObject *fields, *cls, *slots;
+        if (!PyArg_ParseTuple(PyList_GET_ITEM(beans, k), "O!OO", &PyList_Type, &fields, &cls,
+                              &slots)) {
             Py_DECREF(self);
             return NULL;
         }
@@ -1235,6 +1330,10 @@ program_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
                 Py_DECREF(self);
                 return NULL;
             }
+        }
+        if (cls != Py_None && set_slots(b, cls, slots) < 0) {
+            Py_DECREF(self);
+            return NULL;
         }
     }
     return (PyObject *)self;
@@ -1305,7 +1404,7 @@ zeze_decode(PyObject *module, PyObject *args)
         PyBuffer_Release(&view);
         return NULL;
     }
-    In in = {view.buf, offset, view.len};
+    In in = {view.buf, offset, view.len, 0};
     int gc = PyGC_Disable();
     PyObject *value = dec_bean((Program *)program, bean, &in, 0, max_depth);
     if (gc)
@@ -1328,6 +1427,7 @@ typedef struct {
     PyObject *encode_reference, *decode_reference;
     Out scratch; /* kept between calls; unused while busy (a nested call allocates) */
     int busy;
+    int classes;
 } Codec;
 
 static void
@@ -1340,21 +1440,22 @@ codec_dealloc(Codec *self)
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
-/* Codec(program, bean, max_depth, encode_reference, decode_reference) */
+/* Codec(program, bean, max_depth, encode_reference, decode_reference, classes) */
 static PyObject *
 codec_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
     PyObject *program, *enc, *dec;
-    int bean, max_depth;
+    int bean, max_depth, classes;
     if (kwds != NULL && PyDict_GET_SIZE(kwds)) {
         PyErr_SetString(PyExc_TypeError, "Codec takes no keyword arguments");
         return NULL;
     }
-    if (!PyArg_ParseTuple(args, "OiiOO", &program, &bean, &max_depth, &enc, &dec)
+    if (!PyArg_ParseTuple(args, "OiiOOp", &program, &bean, &max_depth, &enc, &dec, &classes)
             || bean_arg(program, bean, max_depth) < 0)
         return NULL;
     Codec *self = (Codec *)type->tp_alloc(type, 0);
     if (self == NULL) return NULL;
+    self->classes = classes;
     self->program = (Program *)Py_NewRef(program);
     self->bean = bean;
     self->max_depth = max_depth;
@@ -1398,7 +1499,7 @@ codec_decode(Codec *self, PyObject *data)
     Py_buffer view;
     if (PyObject_GetBuffer(data, &view, PyBUF_SIMPLE) < 0)
         return NULL;
-    In in = {view.buf, 0, view.len};
+    In in = {view.buf, 0, view.len, self->classes};
     int gc = PyGC_Disable();
     PyObject *value = dec_bean(self->program, self->bean, &in, 0, self->max_depth);
     if (gc)

@@ -100,9 +100,9 @@ class BeanCodec:
         self.classes = classes
         self.encode: Callable[[Any], bytes] = self._encode
         self.decode: Callable[[bytes | bytearray | memoryview], Any] = self._decode
-        if self.plan is not None and not (classes and self.plan.cls is not None):
+        if self.plan is not None:
             fast = _accel.codec(plans_of(schema), self.plan, max_depth, self._encode,
-                                self._decode)
+                                self._decode, classes)
             if fast is not None:
                 self.encode, self.decode = fast.encode, fast.decode
 
