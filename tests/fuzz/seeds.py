@@ -12,7 +12,7 @@ import random
 from collections.abc import Callable
 from pathlib import Path
 
-from gameserde import godot
+from gameserde import godot, zeze
 from gameserde.errors import EncodeError
 from gameserde.flatbuffers import flexbuffers
 from tests.fuzz import hostile, targets
@@ -225,6 +225,45 @@ def cli() -> list[bytes]:
     return out
 
 
+def zeze_frames() -> list[bytes]:
+    """The Java vectors' protocol frames, alone and run together, in a few chunk sizes."""
+    vectors = json.loads(ZEZE_VECTORS.read_text(encoding="utf-8"))
+    frames = [bytes.fromhex(case["hex"]) for case in vectors["protocol"]]
+    stream = b"".join(frames)
+    return [bytes([n]) + frame for n, frame in enumerate(frames)] + [
+        bytes([0]) + stream, bytes([7]) + stream, bytes([31 | 32]) + stream]
+
+
+def zeze_from_json() -> list[bytes]:
+    """The JSON of the Java vectors' bean values, with their beans' selector bytes."""
+    index = {bean: i for i, (_, bean) in enumerate(targets.zeze_beans())}
+    oracle = targets.zeze_beans()[0][0]
+    vectors = json.loads(ZEZE_VECTORS.read_text(encoding="utf-8"))
+    out = []
+    for case in vectors["beans"][::2]:
+        full = oracle.bean(case["bean"]).name
+        value = zeze.decode(oracle, full, bytes.fromhex(case["hex"]))
+        out.append(bytes([index[full]]) + zeze.to_json(oracle, full, value).encode())
+    return out
+
+
+def cli_zeze() -> list[bytes]:
+    """The beans and frames of the vectors under every verb, with and without a schema."""
+    vectors = json.loads(ZEZE_VECTORS.read_text(encoding="utf-8"))
+    beans = {name.rsplit(".", 1)[-1]: i for i, name in enumerate(targets.ZEZE_CLI_BEANS)}
+    out = []
+    for n, case in enumerate(vectors["beans"][::4]):
+        bean = beans.get(case["bean"].rsplit(".", 1)[-1], 3)
+        for verb in (0, 2, 3):
+            out.append(bytes([verb | bean << 4 | (8 if n % 3 == 0 else 0), 0])
+                       + bytes.fromhex(case["hex"]))
+    for seed in zeze_from_json()[:4]:
+        out.append(bytes([1 | 1 << 4, 0]) + seed[1:])
+    stream = b"".join(bytes.fromhex(case["hex"]) for case in vectors["protocol"])
+    out += [bytes([verb | 4, 0]) + stream for verb in (0, 2, 3)]
+    return out
+
+
 SEEDS: dict[str, Callable[[], list[bytes]]] = {
     "godot.decode": godot_decode,
     "godot.framings": godot_framings,
@@ -242,7 +281,12 @@ SEEDS: dict[str, Callable[[], list[bytes]]] = {
     "zeze.load_schema": zeze_load_schema,
     "zeze.decode": zeze_decode,
     "zeze.generic": lambda: [bytes([seed[0] >> 5 & 1]) + seed[1:] for seed in zeze_decode()],
+    "zeze.frames": zeze_frames,
+    "zeze.inspect": lambda: [bytes([seed[0] & 31 | (128 if n % 2 else 0)]) + seed[1:]
+                             for n, seed in enumerate(zeze_decode())],
+    "zeze.from_json": zeze_from_json,
     "cli": cli,
+    "cli.zeze": cli_zeze,
 }
 
 

@@ -25,6 +25,7 @@ from typing import Any
 
 from gameserde import godot, zeze
 from gameserde._recursion import recursion_room
+from gameserde.errors import DecodeError
 from gameserde.flatbuffers import FbsSchema, flexbuffers, load_schema
 from gameserde.flatbuffers.inspect import annotate
 from gameserde.flatbuffers.verifier import _prefix_width
@@ -34,7 +35,9 @@ from gameserde.godot.profiles import MAX_DEPTH
 from gameserde.schema.model import Record
 from gameserde.zeze import ZezeSchema
 from gameserde.zeze.codec import MAX_DEPTH as ZEZE_MAX_DEPTH
+from gameserde.zeze.frames import HEADER_SIZE, MAX_FRAME_SIZE, FrameDecoder
 from gameserde.zeze.generic import GenericBean, decode_generic, decode_generic_bean, to_plain
+from gameserde.zeze.inspect import regions as zeze_regions
 from tests.fuzz.harness import (
     Finding,
     both_paths,
@@ -524,6 +527,82 @@ def zeze_generic(data: bytes) -> None:
     _repr(plain, len(body), "zeze.to_plain")
 
 
+def zeze_protocol_schema() -> ZezeSchema:
+    """The vectors' schema (protocols PRole, PInner, RInner), for the frame targets."""
+    return zeze_beans()[0][0]
+
+
+def zeze_frames(data: bytes) -> None:
+    """``FrameDecoder`` fed the input in chunks (byte 0: chunk size 1 + bits 0-4; bit 5 a
+    frame limit of 64 bytes instead of the default), each frame decoded with the vectors'
+    schema: DecodeError only, at most the limit plus a header plus a chunk buffered."""
+    if not data:
+        return
+    schema = zeze_protocol_schema()
+    body, step = data[1:], 1 + (data[0] & 31)
+    limit = 64 if data[0] & 32 else MAX_FRAME_SIZE
+
+    def run() -> tuple[list[Any], int]:
+        stream = FrameDecoder(limit)
+        frames, most = [], 0
+        for start in range(0, len(body), step):
+            frames += stream.feed(body[start:start + step])
+            most = max(most, stream.pending)
+        values = []
+        for raw in frames:
+            try:
+                values.append(raw.decode(schema))
+            except DecodeError as e:
+                values.append(str(e))
+        return values, most
+
+    kind, result = both_paths("zeze.frames", run,
+                              lambda v: _repr(v, len(body), "zeze.frames"))
+    if kind == "ok" and result[1] > limit + HEADER_SIZE + step:
+        raise Finding("expansion", f"zeze.frames held {result[1]} bytes with a limit of "
+                      f"{limit}", "zeze.frames buffer")
+
+
+def zeze_inspect(data: bytes) -> None:
+    """``zeze.inspect.regions`` of an input (byte 0: the bean as in ``zeze.decode``; bit 7
+    without a schema): the rows tile the input, in order, and stay linear in it."""
+    if not data:
+        return
+    beans = zeze_beans()
+    schema, bean = beans[(data[0] & 31) % len(beans)]
+    body = data[1:]
+    with_schema = not data[0] & 128
+    kind, rows = outcome("zeze.inspect", lambda: zeze_regions(
+        body, schema=schema if with_schema else None, bean=bean if with_schema else None))
+    if kind != "ok":
+        raise Finding("invariant", f"zeze.inspect raised {rows}", "zeze.inspect raises")
+    end = 0
+    for row in rows:
+        if row.offset < end or row.size < 0:
+            raise Finding("invariant", f"zeze.inspect row at {row.offset} overlaps",
+                          "zeze.inspect rows overlap")
+        end = row.offset + row.size
+    _repr([(r.offset, r.size, r.path, r.type, r.note) for r in rows], len(body),
+          "zeze.inspect", factor=4096)
+
+
+def zeze_from_json(data: bytes) -> None:
+    """``zeze.from_json`` of text (byte 0: the bean as in ``zeze.decode``), then ``encode``
+    of the value on both paths: bad JSON is a DecodeError, a value it gives must encode or
+    raise EncodeError."""
+    if not data:
+        return
+    beans = zeze_beans()
+    schema, bean = beans[(data[0] & 31) % len(beans)]
+    text = data[1:]
+    kind, value = outcome("zeze.from_json", lambda: zeze.from_json(schema, bean, text))
+    if kind != "ok":
+        return
+    kind, out = both_paths("zeze.encode of JSON", lambda: zeze.encode(schema, bean, value))
+    if kind == "ok":
+        check_weight("zeze.encode of JSON", len(out), len(text))
+
+
 # ---------------------------------------------------------------------------------------------
 # The CLI
 
@@ -605,13 +684,51 @@ def run_cli(argv: list[str]) -> tuple[int, bytes, str]:
 
 
 def cli(data: bytes) -> None:
-    """``gameserde.cli.main`` on every verb and format (see :func:`cli_argv`): a documented
-    exit status, no traceback, the same result with and without the accelerators."""
+    """``gameserde.cli.main`` on every verb of Godot and FlatBuffers (see :func:`cli_argv`):
+    a documented exit status, no traceback, the same result with and without the
+    accelerators."""
     path = workdir() / "input"
     path.write_bytes(data[2:])
     argv = cli_argv(data, str(path))
-    if argv is None:
+    if argv is not None:
+        check_cli(argv, data)
+
+
+ZEZE_CLI_BEANS = ("BAll", "BRole", "BHolder", "BInner", "BFinal", "BConv", "m.BV2", "Nope")
+
+
+@functools.cache
+def zeze_cli_schema() -> str:
+    """The vectors' schema as a file for ``cli.zeze``."""
+    folder = workdir() / "cli"
+    folder.mkdir(exist_ok=True)
+    path = folder / "zeze.xml"
+    path.write_text(json.loads(ZEZE_VECTORS.read_text(encoding="utf-8"))["meta"]["schema_xml"])
+    return str(path)
+
+
+def cli_zeze(data: bytes) -> None:
+    """``gameserde VERB zeze`` (byte 0: bits 0-1 the verb, bit 2 ``--frame``, bit 3 no
+    ``--schema``, bits 4-6 the bean; byte 1: ``--max-depth`` when not 0), with the checks of
+    :func:`cli`."""
+    if len(data) < 2:
         return
+    path = workdir() / "input"
+    path.write_bytes(data[2:])
+    a, b = data[0], data[1]
+    argv = [CLI_VERBS[a & 3], "zeze", str(path)]
+    if a & 4:
+        argv.append("--frame")
+    if not a & 8:
+        argv += ["--schema", zeze_cli_schema(), "--bean", ZEZE_CLI_BEANS[a >> 4 & 7]]
+    if b:
+        argv += ["--max-depth", str(b)]
+    check_cli(argv, data)
+
+
+def check_cli(argv: list[str], data: bytes) -> None:
+    """Run ``argv``: a documented exit status, no traceback, the same result with and
+    without the accelerators, output linear in the input."""
     _, result = both_paths("cli " + " ".join(argv[:2]), lambda: run_cli(argv))
     status, stdout, stderr = result
     what = f"gameserde {' '.join(argv[:2])}"
@@ -642,6 +759,10 @@ TARGETS: dict[str, Callable[[bytes], None]] = {
     "zeze.load_schema": zeze_load_schema,
     "zeze.decode": zeze_decode,
     "zeze.generic": zeze_generic,
+    "zeze.frames": zeze_frames,
+    "zeze.inspect": zeze_inspect,
+    "zeze.from_json": zeze_from_json,
     "cli": cli,
+    "cli.zeze": cli_zeze,
 }
 """Every target by name (the name is also its folder under ``tests/fuzz/corpus``)."""
