@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 import pytest
 
 from gameserde import zeze
 from gameserde.errors import EncodeError
+from gameserde.zeze.python import int32
 
 SCHEMA = zeze.load_schema(b"""<solution name="s"><module name="m" id="1">
   <bean name="BItem">
@@ -47,3 +50,24 @@ def test_bad_values_name_their_path(value: dict[str, object], path: str, words: 
     with pytest.raises(EncodeError) as e:
         zeze.encode(SCHEMA, "BBag", value)
     assert e.value.path == path and words in str(e.value)
+
+
+@dataclass
+class BKey:
+    __gameserde__ = {"kind": "beankey"}
+    k: int32 = 0
+
+
+@dataclass
+class BKeyed:
+    m: dict[BKey, int32] = field(default_factory=dict)
+    s: set[BKey] = field(default_factory=set)
+
+
+def test_unhashable_beankey_instances_become_frozen_beans() -> None:
+    schema = zeze.load_schema(BKeyed, BKey, module="m", solution="s")
+    value = {"m": {zeze.FrozenBean({"k": 1}): 2}, "s": [zeze.FrozenBean({"k": 3})]}
+    data = zeze.encode(schema, "BKeyed", value)
+    decoded = zeze.decode(schema, "BKeyed", data)
+    assert decoded == BKeyed({zeze.FrozenBean({"k": 1}): 2}, {zeze.FrozenBean({"k": 3})})
+    assert zeze.encode(schema, "BKeyed", decoded) == data

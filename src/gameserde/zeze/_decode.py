@@ -11,6 +11,7 @@ limit and overflows its stack).
 
 from __future__ import annotations
 
+import dataclasses
 import decimal
 import re
 from typing import Any
@@ -238,8 +239,14 @@ class Decoder:
 
 
 def _key(value: Any) -> Any:
-    """A decoded value as a dict key or set element (a beankey dict becomes FrozenBean)."""
-    return FrozenBean(value) if isinstance(value, dict) else value
+    """A decoded value as a dict key or set element: a beankey dict, or an instance of an
+    unhashable dataclass (one not ``frozen``), becomes a :class:`FrozenBean`."""
+    if isinstance(value, dict):
+        return FrozenBean(value)
+    if type(value).__hash__ is None and dataclasses.is_dataclass(value):
+        return FrozenBean({f.name: _key(getattr(value, f.name))
+                           for f in dataclasses.fields(value)})
+    return value
 
 
 def _decimal(text: str, r: Reader, start: int) -> decimal.Decimal:
