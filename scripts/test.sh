@@ -2,8 +2,9 @@
 # The whole check, in an environment of its own: creates (or reuses, when it is up to date) the
 # virtual environment .venv/ in the project, installs gameserde and the pinned test tools into
 # it, installs Debian's godot3-server (the Godot 3 engine the differential tests run) when it
-# can, then runs lint, type checks and the test suite inside that environment. Nothing the
-# machine's own Python happens to have is used.
+# can, makes a Python 3.12 environment with katsuba 0.6.0 (the KingsIsle codec the differential
+# tests compare with), then runs lint, type checks and the test suite inside that environment.
+# Nothing the machine's own Python happens to have is used.
 #
 #   bash scripts/test.sh [PYTEST ARGS...]
 #
@@ -45,6 +46,38 @@ if ! command -v godot3-server >/dev/null 2>&1; then
         echo "godot3-server is not installed and cannot be installed here (needs root and" \
              "apt-get); the differential tests will be skipped outside CI." >&2
     fi
+fi
+
+# katsuba (the reference KingsIsle ObjectProperty codec the differential tests compare with)
+# needs Python >= 3.12: it gets an environment of its own, from PYTHON312, python3.12 on PATH
+# or pyenv's newest 3.12; the tests find it through GAMESERDE_KATSUBA_PYTHON.
+katsuba_venv="${GAMESERDE_KATSUBA_VENV:-.venv-katsuba}"
+case "$katsuba_venv" in /*) ;; *) katsuba_venv="$PWD/$katsuba_venv" ;; esac
+python312=""
+for candidate in "${PYTHON312:-}" "$(command -v python3.12 || true)" \
+        $( (ls -d "${PYENV_ROOT:-$HOME/.pyenv}"/versions/3.12*/bin/python 2>/dev/null || true) \
+           | sort -rV); do
+    if [ -n "$candidate" ] && "$candidate" -c 'import sys; assert sys.version_info[:2] == (3, 12)' \
+            >/dev/null 2>&1; then
+        python312="$candidate"
+        break
+    fi
+done
+if [ ! -x "$katsuba_venv/bin/python" ] \
+        || ! "$katsuba_venv/bin/python" -c 'import katsuba' >/dev/null 2>&1; then
+    if [ -n "$python312" ]; then
+        echo "creating the katsuba 0.6.0 environment in $katsuba_venv (Python 3.12) ..."
+        rm -rf "$katsuba_venv"
+        "$python312" -m venv "$katsuba_venv"
+        "$katsuba_venv/bin/python" -m pip install --quiet --disable-pip-version-check \
+            "katsuba==0.6.0"
+    else
+        echo "no Python 3.12 found for katsuba (set PYTHON312); the KingsIsle differential" \
+             "tests will be skipped outside CI and fail in it." >&2
+    fi
+fi
+if [ -x "$katsuba_venv/bin/python" ]; then
+    export GAMESERDE_KATSUBA_PYTHON="$katsuba_venv/bin/python"
 fi
 
 export PATH="$venv/bin:$PATH"
