@@ -21,6 +21,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 SCRIPT = r"""
 import json, sys
+from katsuba.op import TypeList
 from katsuba.utils import djb2, string_id
 
 def answer(request):
@@ -28,6 +29,15 @@ def answer(request):
     if kind == "hashes":
         names = [bytes.fromhex(h) for h in request["names"]]
         return {"string_id": [string_id(n) for n in names], "djb2": [djb2(n) for n in names]}
+    if kind == "typelists":
+        out = []
+        for text in request["texts"]:
+            try:
+                TypeList(text)
+                out.append("ok")
+            except Exception as e:
+                out.append(f"error: {type(e).__name__}: {e}")
+        return out
     raise ValueError(f"unknown request {kind!r}")
 
 json.dump([answer(r) for r in json.load(sys.stdin)], sys.stdout)

@@ -1,0 +1,278 @@
+"""KingsIsle type lists (wiztype's JSON, v1 and v2; spec kiobj.md §10) lowered into the shared
+model.
+
+* a class → :class:`Record` named by the class name (``class ExampleItem``), ``kind="class"``,
+  fields in ``id`` order, attributes ``hash``, ``bases`` (nearest first) and ``singleton``;
+* a property → :class:`Field` with ``id`` and attributes ``hash``, ``flags``, ``type_name``
+  (the type list's spelling), ``container``, ``dynamic`` and ``pointer``; a ``dynamic``
+  property is a :class:`List` of its type;
+* leaf types (§7) → integers, floats, bool, ``std::string`` → bytes, ``std::wstring`` → text
+  (UTF-16), and the leaf structs (Color, Vector3D, ...) → references to the builtin records of
+  :data:`LEAF_STRUCTS`;
+* enums (a property with the BITS or ENUM flag, or whose type starts with ``enum``) →
+  :class:`Enum` named by the type name (by ``Class.property`` when two properties give the
+  same enum different options), unsigned 32-bit, ``bit_flags`` for BITS; option entries that
+  are not integers (``__DEFAULT``, ``__BASECLASS``) go to the enum's attributes;
+* every other type is an object → a reference to the :class:`Union` ``kingsisle.object``
+  (``kind="pointer"``, discriminator the u32 type hash) of every class: the stream's type hash,
+  not the declared type, says which class an object is.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from gameserde.errors import SchemaError
+from gameserde.schema.model import (
+    BOOL,
+    BYTES,
+    FLOAT32,
+    FLOAT64,
+    INT8,
+    INT16,
+    INT32,
+    UINT8,
+    UINT16,
+    UINT32,
+    UINT64,
+    Enum,
+    Field,
+    Int,
+    List,
+    Named,
+    Record,
+    Ref,
+    Schema,
+    String,
+    Type,
+    Union,
+)
+
+__all__ = ["FLAGS", "KNOWN_FLAG_BITS", "LEAF_STRUCTS", "LEAF_TYPES", "OBJECT", "KiSchema",
+           "load_schema"]
+
+FLAGS = {
+    "SAVE": 1 << 0, "COPY": 1 << 1, "PUBLIC": 1 << 2, "TRANSMIT": 1 << 3,
+    "PRIVILEGED_TRANSMIT": 1 << 4, "PERSIST": 1 << 5, "DEPRECATED": 1 << 6,
+    "NOSCRIPT": 1 << 7, "DELTA_ENCODE": 1 << 8, "BLOB": 1 << 9, "NOEDIT": 1 << 16,
+    "FILENAME": 1 << 17, "COLOR": 1 << 18, "CONSTRAINED_VALUE": 1 << 19, "BITS": 1 << 20,
+    "ENUM": 1 << 21, "LOCALIZED": 1 << 22, "STRING_KEY": 1 << 23, "OBJECT_ID": 1 << 24,
+    "REFERENCE_ID": 1 << 25, "RADIANS": 1 << 26, "OBJECT_NAME": 1 << 27,
+    "HAS_BASECLASS": 1 << 28, "IS_BEHAVIOR": 1 << 29, "ASSET": 1 << 30,
+}
+"""The property flags (katsuba-types)."""
+
+KNOWN_FLAG_BITS = sum(FLAGS.values())
+"""Flags outside these bits (10-15, 31) make katsuba refuse a type list; so does this."""
+
+WSTRING = String("utf-16-le")
+
+LEAF_TYPES: Mapping[str, Type] = {
+    "bool": BOOL, "char": INT8, "unsigned char": UINT8, "short": INT16,
+    "unsigned short": UINT16, "wchar_t": UINT16, "int": INT32, "long": INT32,
+    "unsigned int": UINT32, "unsigned long": UINT32, "float": FLOAT32, "double": FLOAT64,
+    "unsigned __int64": UINT64, "gid": UINT64, "union gid": UINT64,
+    "s24": Int(24), "u24": Int(24, False), "std::string": BYTES, "std::wstring": WSTRING,
+    **{f"bi{n}": Int(n) for n in range(2, 8)},
+    **{f"bui{n}": Int(n, False) for n in range(2, 8)},
+}
+"""The leaf type names katsuba 0.6.0 knows (§7), but the structs, as model types."""
+
+
+def _struct(name: str, kind: Type, fields: str) -> Record:
+    return Record(f"kingsisle.{name}", tuple(Field(f, kind, id=i)
+                                            for i, f in enumerate(fields.split())),
+                  kind="leaf")
+
+
+LEAF_STRUCTS: Mapping[str, Record] = {
+    "class Color": _struct("Color", UINT8, "b g r a"),
+    "class Vector3D": _struct("Vector3D", FLOAT32, "x y z"),
+    "class Quaternion": _struct("Quaternion", FLOAT32, "w x y z"),
+    "class Euler": _struct("Euler", FLOAT32, "pitch yaw roll"),
+    "class Matrix3x3": _struct("Matrix3x3", FLOAT32, "i0 i1 i2 j0 j1 j2 k0 k1 k2"),
+    "class Size<int>": _struct("Size<int>", INT32, "width height"),
+    "class Point<int>": _struct("Point<int>", INT32, "x y"),
+    "class Point<unsigned int>": _struct("Point<unsigned int>", UINT32, "x y"),
+    "class Point<unsigned char>": _struct("Point<unsigned char>", UINT8, "x y"),
+    "class Point<float>": _struct("Point<float>", FLOAT32, "x y"),
+    "class Rect<int>": _struct("Rect<int>", INT32, "left top right bottom"),
+    "class Rect<float>": _struct("Rect<float>", FLOAT32, "left top right bottom"),
+}
+"""The leaf structs, their fields in wire order (Color is b, g, r, a; Quaternion w, x, y, z)."""
+
+OBJECT = "kingsisle.object"
+"""The union every object-typed property refers to."""
+
+
+class KiSchema:
+    """A type list: the shared model (``model``) and lookups by class name and hash."""
+
+    def __init__(self, model: Schema) -> None:
+        self.model = model
+        self.classes: Mapping[str, Record] = {
+            name: t for name, t in model.types.items()
+            if isinstance(t, Record) and t.kind == "class"}
+        """Classes by name, in the type list's order."""
+        self._by_hash = {int(r.attributes["hash"]): r for r in self.classes.values()}
+
+    def __repr__(self) -> str:
+        return f"KiSchema(classes={len(self.classes)})"
+
+    def class_by_hash(self, type_hash: int) -> Record | None:
+        """The class whose type hash is ``type_hash``, or None."""
+        return self._by_hash.get(type_hash)
+
+
+def load_schema(*sources: str | bytes | os.PathLike[str] | Mapping[str, Any]) -> KiSchema:
+    """A :class:`KiSchema` from one or more type lists, merged in order (a class listed again
+    replaces the earlier one). Each source is JSON text (``bytes``, or a ``str`` starting with
+    ``{`` after blanks), a path (any other ``str``, an ``os.PathLike``) or a parsed document.
+
+    Raises :class:`SchemaError` for JSON that is not a v1 or v2 type list, a class without an
+    integer ``hash``, property flags with bits katsuba does not define, enum options that do
+    not fit 32 bits, and names that are not text.
+    """
+    if not sources:
+        raise SchemaError("load_schema needs at least one type list")
+    classes: dict[str, tuple[Mapping[str, Any], str]] = {}
+    for source in sources:
+        doc, where = _document(source)
+        for name, definition in _class_definitions(doc, where):
+            classes[name] = (definition, where)
+    return KiSchema(_lower(classes))
+
+
+def _document(source: Any) -> tuple[Any, str]:
+    if isinstance(source, Mapping):
+        return source, "<type list>"
+    if isinstance(source, bytes | bytearray) or (
+            isinstance(source, str) and source.lstrip().startswith("{")):
+        where = "<type list>"
+        text = source
+    else:
+        where = os.fspath(source)
+        try:
+            with open(where, "rb") as f:
+                text = f.read()
+        except OSError as e:
+            raise SchemaError(f"{where}: cannot read the type list ({e.strerror or e})") from None
+    try:
+        return json.loads(text), where
+    except (ValueError, RecursionError) as e:
+        raise SchemaError(f"{where}: not JSON: {e}") from None
+
+
+def _class_definitions(doc: Any, where: str) -> Iterable[tuple[str, Mapping[str, Any]]]:
+    if not isinstance(doc, dict):
+        raise SchemaError(f"{where}: a type list is a JSON object")
+    if "version" in doc:
+        if doc["version"] != 2 or not isinstance(doc.get("classes"), dict):
+            raise SchemaError(f"{where}: a versioned type list is version 2 with \"classes\"")
+        for key, definition in doc["classes"].items():
+            if not isinstance(definition, dict) or not isinstance(definition.get("name"), str):
+                raise SchemaError(f"{where}: class {key}: a class needs a \"name\"")
+            yield definition["name"], definition
+        return
+    for name, definition in doc.items():
+        if not isinstance(definition, dict):
+            raise SchemaError(f"{where}: class {name}: a class is a JSON object")
+        yield name, definition
+
+
+def _int(value: Any, what: str, bits: int = 32) -> int:
+    """An integer of the type list (v1 lists may write them as strings), unsigned ``bits``."""
+    if isinstance(value, str):
+        try:
+            value = int(value, 10)
+        except ValueError:
+            raise SchemaError(f"{what} is not an integer: {value!r}") from None
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise SchemaError(f"{what} is not an integer: {value!r}")
+    if not -(1 << (bits - 1)) <= value < 1 << bits:
+        raise SchemaError(f"{what} does not fit {bits} bits: {value}")
+    return value & ((1 << bits) - 1)
+
+
+def _lower(classes: Mapping[str, tuple[Mapping[str, Any], str]]) -> Schema:
+    types: dict[str, Named] = {r.name: r for r in LEAF_STRUCTS.values()}
+    enums: dict[str, Enum] = {}
+    records = []
+    for name, (definition, where) in classes.items():
+        here = f"{where}: class {name}"
+        type_hash = _int(definition.get("hash"), f"{here}: hash")
+        properties = definition.get("properties", {})
+        if not isinstance(properties, dict):
+            raise SchemaError(f"{here}: \"properties\" is not an object")
+        fields = [_field(name, prop, p, f"{here}: property {prop}", enums)
+                  for prop, p in properties.items()]
+        fields.sort(key=lambda f: f.id or 0)
+        bases = definition.get("bases", [])
+        if not isinstance(bases, list) or not all(isinstance(b, str) for b in bases):
+            raise SchemaError(f"{here}: \"bases\" is not a list of names")
+        records.append(Record(name, tuple(fields), kind="class", attributes={
+            "hash": type_hash, "bases": tuple(bases),
+            "singleton": bool(definition.get("singleton", False))}))
+    members = {r.name: (int(r.attributes["hash"]), Ref(r.name)) for r in records}
+    types.update({r.name: r for r in records})
+    types.update(enums)
+    types[OBJECT] = Union(OBJECT, members, discriminator=UINT32, kind="pointer")
+    try:
+        return Schema(types)
+    except SchemaError as e:
+        raise SchemaError(f"type list: {e}") from None
+
+
+def _field(cls: str, name: str, p: Any, where: str, enums: dict[str, Enum]) -> Field:
+    if not isinstance(p, dict):
+        raise SchemaError(f"{where}: a property is a JSON object")
+    type_name = p.get("type")
+    if not isinstance(type_name, str):
+        raise SchemaError(f"{where}: \"type\" is not a type name")
+    flags = _int(p.get("flags", 0), f"{where}: flags")
+    if flags & ~KNOWN_FLAG_BITS:
+        raise SchemaError(f"{where}: flags 0x{flags:x} set bits no property flag has "
+                          f"(0x{flags & ~KNOWN_FLAG_BITS:x})")
+    prop_id = _int(p.get("id", 0), f"{where}: id")
+    prop_hash = _int(p.get("hash"), f"{where}: hash")
+    dynamic = bool(p.get("dynamic", False))
+    element: Type
+    if flags & (FLAGS["BITS"] | FLAGS["ENUM"]) or type_name.startswith("enum"):
+        element = Ref(_enum(cls, name, type_name, flags, p.get("enum_options", {}), where,
+                            enums))
+    elif type_name in LEAF_TYPES:
+        element = LEAF_TYPES[type_name]
+    elif type_name in LEAF_STRUCTS:
+        element = Ref(LEAF_STRUCTS[type_name].name)
+    else:
+        element = Ref(OBJECT)
+    return Field(name, List(element) if dynamic else element, id=prop_id, attributes={
+        "hash": prop_hash, "flags": flags, "type_name": type_name,
+        "container": str(p.get("container", "Static")), "dynamic": dynamic,
+        "pointer": bool(p.get("pointer", False))})
+
+
+def _enum(cls: str, prop: str, type_name: str, flags: int, options: Any, where: str,
+          enums: dict[str, Enum]) -> str:
+    if not isinstance(options, dict):
+        raise SchemaError(f"{where}: \"enum_options\" is not an object")
+    values: dict[str, int] = {}
+    special: dict[str, str] = {}
+    for option, value in options.items():
+        if isinstance(value, str) and not value.lstrip("-").isdigit():
+            special[option] = value
+        else:
+            values[option] = _int(value, f"{where}: enum option {option}")
+    enum = Enum(type_name, UINT32, values, bit_flags=bool(flags & FLAGS["BITS"]),
+                attributes={"special": special})
+    name = type_name
+    known = enums.get(name)
+    if known is not None and (known.values, known.bit_flags) != (enum.values, enum.bit_flags):
+        name = f"{cls}.{prop}:{type_name}"
+        enum = Enum(name, UINT32, values, bit_flags=enum.bit_flags,
+                    attributes={"special": special})
+    enums[name] = enum
+    return name
