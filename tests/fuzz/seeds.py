@@ -264,6 +264,22 @@ def cli_zeze() -> list[bytes]:
     return out
 
 
+def kingsisle_load_schema() -> list[bytes]:
+    """Small v2 and v1 type lists: leaf types, an enum, a list of objects."""
+    v2 = {"version": 2, "classes": {"840848220": {
+        "name": "class ExampleItem", "bases": ["PropertyClass"], "hash": 840848220,
+        "properties": {
+            "m_id": {"type": "unsigned int", "id": 0, "flags": 31, "hash": 2301988666},
+            "m_kind": {"type": "enum ExampleKind", "id": 1, "flags": 2097183,
+                       "hash": 863322476, "enum_options": {"A": 0, "__DEFAULT": "A"}},
+            "m_children": {"type": "class SharedPointer<class ExampleItem>", "id": 2,
+                           "flags": 31, "dynamic": True, "pointer": True,
+                           "hash": 2368506428}}}}}
+    v1 = {"class Other": {"bases": [], "hash": "12", "properties": {
+        "m_pos": {"type": "class Vector3D", "id": "0", "flags": "7", "hash": 5}}}}
+    return [json.dumps(v2).encode(), json.dumps(v1).encode()]
+
+
 SEEDS: dict[str, Callable[[], list[bytes]]] = {
     "godot.decode": godot_decode,
     "godot.framings": godot_framings,
@@ -285,6 +301,7 @@ SEEDS: dict[str, Callable[[], list[bytes]]] = {
     "zeze.inspect": lambda: [bytes([seed[0] & 31 | (128 if n % 2 else 0)]) + seed[1:]
                              for n, seed in enumerate(zeze_decode())],
     "zeze.from_json": zeze_from_json,
+    "kingsisle.load_schema": kingsisle_load_schema,
     "cli": cli,
     "cli.zeze": cli_zeze,
 }

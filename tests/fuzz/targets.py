@@ -603,6 +603,17 @@ def zeze_from_json(data: bytes) -> None:
         check_weight("zeze.encode of JSON", len(out), len(text))
 
 
+def kingsisle_load_schema(data: bytes) -> None:
+    """``gameserde.kingsisle.load_schema`` of type-list JSON: SchemaError only, and a model
+    whose size is linear in the text."""
+    from gameserde.kingsisle import load_schema as ki_load
+
+    kind, schema = outcome("kingsisle.load_schema", lambda: ki_load(data))
+    if kind == "ok":
+        weight = sum(len(getattr(t, "fields", ())) + 1 for t in schema.model.types.values())
+        check_weight("kingsisle.load_schema", weight, len(data), factor=64)
+
+
 # ---------------------------------------------------------------------------------------------
 # The CLI
 
@@ -762,6 +773,7 @@ TARGETS: dict[str, Callable[[bytes], None]] = {
     "zeze.frames": zeze_frames,
     "zeze.inspect": zeze_inspect,
     "zeze.from_json": zeze_from_json,
+    "kingsisle.load_schema": kingsisle_load_schema,
     "cli": cli,
     "cli.zeze": cli_zeze,
 }
