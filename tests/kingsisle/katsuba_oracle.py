@@ -21,14 +21,56 @@ ROOT = Path(__file__).resolve().parents[2]
 
 SCRIPT = r"""
 import json, sys
-from katsuba.op import TypeList
+from katsuba.op import Object, Serializer, SerializerOptions, TypeList
 from katsuba.utils import djb2, string_id
+
+def to_katsuba(v):
+    if isinstance(v, dict) and "$object" in v:
+        return Object(v["$object"], {k: to_katsuba(x) for k, x in v["props"].items()})
+    if isinstance(v, dict) and "$bytes" in v:
+        return bytes.fromhex(v["$bytes"])
+    if isinstance(v, list):
+        return [to_katsuba(x) for x in v]
+    return v
+
+def from_katsuba(v):
+    if isinstance(v, Object):
+        return {"$object": v.type_hash, "props": {k: from_katsuba(x) for k, x in v.items()}}
+    if isinstance(v, (bytes, bytearray)):
+        return {"$bytes": bytes(v).hex()}
+    if isinstance(v, list):
+        return [from_katsuba(x) for x in v]
+    if isinstance(v, dict):
+        return {k: from_katsuba(x) for k, x in v.items()}
+    return v
+
+def serializer(request):
+    opts = SerializerOptions(**request["options"])
+    return Serializer(opts, TypeList(request["types"]))
 
 def answer(request):
     kind = request["kind"]
     if kind == "hashes":
         names = [bytes.fromhex(h) for h in request["names"]]
         return {"string_id": [string_id(n) for n in names], "djb2": [djb2(n) for n in names]}
+    if kind == "serialize":
+        ser = serializer(request)
+        out = []
+        for v in request["values"]:
+            try:
+                out.append(bytes(ser.serialize(to_katsuba(v))).hex())
+            except Exception as e:
+                out.append({"error": f"{type(e).__name__}: {e}"})
+        return out
+    if kind == "deserialize":
+        ser = serializer(request)
+        out = []
+        for h in request["blobs"]:
+            try:
+                out.append(from_katsuba(ser.deserialize(bytes.fromhex(h))))
+            except Exception as e:
+                out.append({"error": f"{type(e).__name__}: {e}"})
+        return out
     if kind == "typelists":
         out = []
         for text in request["texts"]:

@@ -1,0 +1,39 @@
+"""Decoded ObjectProperty objects: a class name, its type hash and ordered properties."""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["KiObject"]
+
+
+class KiObject(dict[str, Any]):
+    """An object of a type list class: a ``dict`` of its properties in id order (the ones the
+    stream held), with ``type_name`` and ``type_hash``, and attribute access to properties
+    (``obj.m_id`` is ``obj["m_id"]``)."""
+
+    __slots__ = ("type_hash", "type_name")
+
+    def __init__(self, type_name: str, type_hash: int, properties: Any = ()) -> None:
+        super().__init__(properties)
+        self.type_name = type_name
+        self.type_hash = type_hash
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(f"{self.type_name} object has no property {name!r}") from None
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, KiObject):
+            return self.type_hash == other.type_hash and dict.__eq__(self, other)
+        return dict.__eq__(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    __hash__ = None
+
+    def __repr__(self) -> str:
+        return f"KiObject({self.type_name!r}, {dict(self)!r})"

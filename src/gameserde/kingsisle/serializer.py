@@ -1,0 +1,325 @@
+"""The ObjectProperty binary serializer (spec kiobj.md §4-§7), pure-Python reference.
+
+This first part covers the body of a stream: objects in shallow and deep mode, the property
+mask, deprecated and delta-encoded properties, compact length prefixes, integer enums, every
+scalar leaf type, strings, wide strings, nested and null objects and lists. Leaf structs,
+human-readable enums, stateful flags and compression follow.
+"""
+
+from __future__ import annotations
+
+import struct
+from typing import Any
+
+from gameserde.errors import DecodeError, EncodeError
+from gameserde.kingsisle.bitbuf import BitReader, BitWriter
+from gameserde.kingsisle.objects import KiObject
+from gameserde.kingsisle.typelist import FLAGS, KiSchema
+from gameserde.schema.model import Enum, Field, List, Record, Ref
+
+__all__ = ["COMPACT_LENGTH_PREFIXES", "FORBID_DELTA_ENCODE", "Serializer"]
+
+COMPACT_LENGTH_PREFIXES = 1 << 1
+FORBID_DELTA_ENCODE = 1 << 4
+_SUPPORTED_FLAGS = COMPACT_LENGTH_PREFIXES | FORBID_DELTA_ENCODE
+
+_DEPRECATED = FLAGS["DEPRECATED"]
+_DELTA = FLAGS["DELTA_ENCODE"]
+
+# leaf type name -> (bits, signed, aligned) for integers; floats by struct format
+_INTS: dict[str, tuple[int, bool, bool]] = {
+    "char": (8, True, True), "unsigned char": (8, False, True), "short": (16, True, True),
+    "unsigned short": (16, False, True), "wchar_t": (16, False, True),
+    "int": (32, True, True), "long": (32, True, True), "unsigned int": (32, False, True),
+    "unsigned long": (32, False, True), "unsigned __int64": (64, False, True),
+    "gid": (64, False, True), "union gid": (64, False, True),
+    "s24": (24, True, False), "u24": (24, False, False),
+    **{f"bi{n}": (n, True, False) for n in range(2, 8)},
+    **{f"bui{n}": (n, False, False) for n in range(2, 8)},
+}
+_FLOATS = {"float": (32, struct.Struct("<f"), struct.Struct("<I")),
+           "double": (64, struct.Struct("<d"), struct.Struct("<Q"))}
+
+
+def _fail(message: str, r: BitReader) -> DecodeError:
+    return DecodeError(message, offset=r.bit_position >> 3, format="kingsisle")
+
+
+class Serializer:
+    """Reads and writes ObjectProperty streams of one type list (``schema``).
+
+    ``flags`` are the serializer flags (so far COMPACT_LENGTH_PREFIXES and
+    FORBID_DELTA_ENCODE), ``shallow`` the mode, ``property_mask`` the flags a property must
+    all have to be written (katsuba 0.6.0's default 7; older tools use 0x18),
+    ``recursion_limit`` how deep objects and lists may nest (katsuba's 127).
+    """
+
+    def __init__(self, schema: KiSchema, *, flags: int = 0, shallow: bool = True,
+                 property_mask: int = 7, recursion_limit: int = 127) -> None:
+        if flags & ~_SUPPORTED_FLAGS:
+            raise ValueError(f"serializer flags 0x{flags:x} are not supported yet")
+        self.schema = schema
+        self.flags = flags
+        self.shallow = shallow
+        self.property_mask = property_mask
+        self.recursion_limit = recursion_limit
+
+    # -- which properties ------------------------------------------------------------------
+
+    def _included(self, cls: Record) -> list[Field]:
+        mask = self.property_mask
+        return [f for f in cls.fields
+                if int(f.attributes["flags"]) & mask == mask
+                and not (not self.shallow and int(f.attributes["flags"]) & _DEPRECATED)]
+
+    # -- decoding --------------------------------------------------------------------------
+
+    def decode(self, data: bytes | bytearray | memoryview) -> KiObject:
+        """The root object of a stream body; a null root is an error, as in katsuba."""
+        r = BitReader(data)
+        root = self._object(r, 0)
+        if root is None:
+            raise DecodeError("the root object is null", offset=0, format="kingsisle")
+        return root
+
+    def _object(self, r: BitReader, depth: int) -> KiObject | None:
+        if depth >= self.recursion_limit:
+            raise _fail(f"objects nest deeper than the recursion limit {self.recursion_limit}",
+                        r)
+        r.align()
+        type_hash = r.read_bits(32, "a type hash")
+        if type_hash == 0:
+            return None
+        cls = self.schema.class_by_hash(type_hash)
+        if cls is None:
+            raise _fail(f"no class of the type list has the type hash {type_hash}", r)
+        obj = KiObject(cls.name, type_hash)
+        if self.shallow:
+            for f in self._included(cls):
+                if int(f.attributes["flags"]) & _DELTA and not r.read_bool():
+                    if self.flags & FORBID_DELTA_ENCODE:
+                        raise _fail(f"{cls.name}.{f.name}: missing delta value", r)
+                    continue
+                obj[f.name] = self._property(f, r, depth)
+            return obj
+        object_bits = r.read_bits(32, "an object size")
+        remaining = max(object_bits - 32, 0)
+        by_hash = {int(f.attributes["hash"]): f for f in self._included(cls)}
+        while remaining:
+            before = r.bit_position
+            r.align()
+            record_bits = r.read_bits(32, "a record size")
+            prop_hash = r.read_bits(32, "a property hash")
+            found = by_hash.get(prop_hash)
+            if found is None:
+                raise _fail(f"{cls.name} has no property with the hash {prop_hash}", r)
+            obj[found.name] = self._property(found, r, depth)
+            if r.bit_position - before != record_bits:
+                raise _fail(f"{cls.name}.{found.name}: the record says {record_bits} bits but "
+                            f"its value took {r.bit_position - before}", r)
+            if record_bits > remaining:
+                raise _fail(f"{cls.name}: the records run past the object's {object_bits} "
+                            "bits", r)
+            remaining -= record_bits
+        return obj
+
+    def _property(self, f: Field, r: BitReader, depth: int) -> Any:
+        type_name = str(f.attributes["type_name"])
+        if isinstance(f.type, List):
+            n = self._length(r, container=True)
+            if depth + 1 >= self.recursion_limit:
+                raise _fail("lists nest deeper than the recursion limit", r)
+            return [self._value(f.type.element, type_name, r, depth + 1) for _ in range(n)]
+        return self._value(f.type, type_name, r, depth)
+
+    def _length(self, r: BitReader, container: bool) -> int:
+        if self.flags & COMPACT_LENGTH_PREFIXES:
+            return r.read_bits(31 if r.read_bool() else 7, "a length")
+        r.align()
+        return r.read_bits(32 if container else 16, "a length")
+
+    def _value(self, t: Any, type_name: str, r: BitReader, depth: int) -> Any:
+        if isinstance(t, Ref):
+            target = self.schema.model.types[t.name]
+            if isinstance(target, Enum):
+                r.align()
+                return r.read_bits(32, "an enum")
+            if isinstance(target, Record) and target.kind == "leaf":
+                raise _fail(f"{type_name} values are not supported yet", r)
+            return self._object(r, depth + 1)
+        if type_name == "bool":
+            return r.read_bool()
+        if type_name in _INTS:
+            bits, signed, aligned = _INTS[type_name]
+            if aligned:
+                r.align()
+            v = r.read_bits(bits, type_name)
+            return v - (1 << bits) if signed and v >> (bits - 1) else v
+        if type_name in _FLOATS:
+            bits, fmt, raw = _FLOATS[type_name]
+            r.align()
+            value: float = fmt.unpack(raw.pack(r.read_bits(bits, type_name)))[0]
+            return value
+        if type_name in ("std::string", "std::wstring"):
+            n = self._length(r, container=False)
+            if n == 0:
+                return b"" if type_name == "std::string" else ""
+            if type_name == "std::string":
+                return r.read_bytes(n, "a string")
+            return r.read_bytes(2 * n, "a wide string").decode("utf-16-le", "surrogatepass")
+        raise _fail(f"{type_name} is not a type the codec knows", r)
+
+    # -- encoding --------------------------------------------------------------------------
+
+    def encode(self, obj: KiObject) -> bytes:
+        """The stream body of the root object ``obj``."""
+        if obj is None:
+            raise EncodeError("the root object must not be null", format="kingsisle")
+        w = BitWriter()
+        self._write_object(obj, w, 0)
+        return w.getvalue()
+
+    def _write_object(self, obj: Any, w: BitWriter, depth: int) -> None:
+        if depth >= self.recursion_limit:
+            raise EncodeError("objects nest deeper than the recursion limit",
+                              format="kingsisle")
+        w.align()
+        if obj is None:
+            w.write_bits(0, 32)
+            return
+        if not isinstance(obj, KiObject):
+            raise EncodeError(f"an object must be a KiObject, not {type(obj).__name__}",
+                              format="kingsisle")
+        cls = self.schema.class_by_hash(obj.type_hash)
+        if cls is None:
+            raise EncodeError(f"no class of the type list has the type hash {obj.type_hash}",
+                              format="kingsisle")
+        fields = self._included(cls)
+        known = {f.name for f in cls.fields}
+        extra = [k for k in obj if k not in known]
+        if extra:
+            raise EncodeError(f"{cls.name} has no property {extra[0]!r}", format="kingsisle")
+        w.write_bits(obj.type_hash, 32)
+        if self.shallow:
+            for f in fields:
+                delta = int(f.attributes["flags"]) & _DELTA
+                if f.name not in obj:
+                    if not delta or self.flags & FORBID_DELTA_ENCODE:
+                        raise EncodeError(f"{cls.name}.{f.name} has no value",
+                                          format="kingsisle")
+                    w.write_bool(False)
+                    continue
+                if delta:
+                    w.write_bool(True)
+                self._write_property(f, obj[f.name], w, depth)
+            return
+        size_at = len(w.buf)
+        start = w.bit_position
+        w.write_bits(0, 32)  # object_bits, filled in below
+        for f in fields:
+            if f.name not in obj:
+                if not int(f.attributes["flags"]) & _DELTA or self.flags & FORBID_DELTA_ENCODE:
+                    raise EncodeError(f"{cls.name}.{f.name} has no value", format="kingsisle")
+                continue
+            before = w.bit_position
+            w.align()
+            record_at = len(w.buf)
+            w.write_bits(0, 32)
+            w.write_bits(int(f.attributes["hash"]), 32)
+            self._write_property(f, obj[f.name], w, depth)
+            w.buf[record_at:record_at + 4] = (w.bit_position - before).to_bytes(4, "little")
+        w.buf[size_at:size_at + 4] = (w.bit_position - start).to_bytes(4, "little")
+
+    def _write_property(self, f: Field, value: Any, w: BitWriter, depth: int) -> None:
+        type_name = str(f.attributes["type_name"])
+        if isinstance(f.type, List):
+            if not isinstance(value, list | tuple):
+                raise EncodeError(f"{f.name} is a list, not {type(value).__name__}",
+                                  format="kingsisle")
+            self._write_length(len(value), w, container=True)
+            for item in value:
+                self._write_value(f.type.element, type_name, item, w, depth + 1)
+            return
+        self._write_value(f.type, type_name, value, w, depth)
+
+    def _write_length(self, n: int, w: BitWriter, container: bool) -> None:
+        if self.flags & COMPACT_LENGTH_PREFIXES:
+            if n < 128:
+                w.write_bool(False)
+                w.write_bits(n, 7)
+            else:
+                w.write_bool(True)
+                w.write_bits(n, 31)
+            return
+        w.align()
+        w.write_bits(n, 32 if container else 16)
+
+    def _write_value(self, t: Any, type_name: str, value: Any, w: BitWriter,
+                     depth: int) -> None:
+        if isinstance(t, Ref):
+            target = self.schema.model.types[t.name]
+            if isinstance(target, Enum):
+                w.align()
+                w.write_bits(_int_in(value, 32, False, type_name), 32)
+                return
+            if isinstance(target, Record) and target.kind == "leaf":
+                raise EncodeError(f"{type_name} values are not supported yet",
+                                  format="kingsisle")
+            self._write_object(value, w, depth + 1)
+            return
+        if type_name == "bool":
+            if not isinstance(value, bool):
+                raise EncodeError(f"a bool must be True or False, not {value!r}",
+                                  format="kingsisle")
+            w.write_bool(value)
+            return
+        if type_name in _INTS:
+            bits, signed, aligned = _INTS[type_name]
+            if aligned:
+                w.align()
+            w.write_bits(_int_in(value, bits, signed, type_name) & ((1 << bits) - 1), bits)
+            return
+        if type_name in _FLOATS:
+            bits, fmt, raw = _FLOATS[type_name]
+            if not isinstance(value, int | float) or isinstance(value, bool):
+                raise EncodeError(f"a {type_name} must be a number, not {value!r}",
+                                  format="kingsisle")
+            w.align()
+            try:
+                w.write_bits(raw.unpack(fmt.pack(value))[0], bits)
+            except OverflowError:
+                raise EncodeError(f"{value} does not fit a {type_name}",
+                                  format="kingsisle") from None
+            return
+        if type_name == "std::string":
+            data = value.encode("utf-8") if isinstance(value, str) else value
+            if not isinstance(data, bytes | bytearray):
+                raise EncodeError(f"a std::string must be bytes or str, not {value!r}",
+                                  format="kingsisle")
+            if not self.flags & COMPACT_LENGTH_PREFIXES and len(data) > 0xFFFF:
+                raise EncodeError("a std::string longer than 65535 bytes needs compact "
+                                  "length prefixes", format="kingsisle")
+            self._write_length(len(data), w, container=False)
+            if data:
+                w.write_bytes(data)
+            return
+        if type_name == "std::wstring":
+            if not isinstance(value, str):
+                raise EncodeError(f"a std::wstring must be a str, not {value!r}",
+                                  format="kingsisle")
+            units = value.encode("utf-16-le", "surrogatepass")
+            self._write_length(len(units) // 2, w, container=False)
+            if units:
+                w.write_bytes(units)
+            return
+        raise EncodeError(f"{type_name} is not a type the codec knows", format="kingsisle")
+
+
+def _int_in(value: Any, bits: int, signed: bool, type_name: str) -> int:
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise EncodeError(f"a {type_name} must be an int, not {value!r}", format="kingsisle")
+    low, high = (-(1 << (bits - 1)), 1 << (bits - 1)) if signed else (0, 1 << bits)
+    if not low <= value < high:
+        raise EncodeError(f"{value} does not fit a {type_name}", format="kingsisle")
+    return value
+

@@ -1,0 +1,149 @@
+"""The serializer against katsuba 0.6.0, both ways: katsuba's bytes decode to the same
+values, and our bytes are katsuba's bytes, in shallow and deep mode, with and without compact
+lengths and FORBID_DELTA_ENCODE, over every scalar leaf type, strings, integer enums, lists,
+nested and null objects, deprecated, delta and masked-out properties."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import random
+from typing import Any
+
+import pytest
+
+from gameserde.errors import DecodeError
+from gameserde.kingsisle import load_schema, property_hash, string_id
+from gameserde.kingsisle.objects import KiObject
+from gameserde.kingsisle.serializer import Serializer
+from tests.kingsisle.katsuba_oracle import run
+
+ENUM, DEPRECATED, DELTA = 1 << 21, 1 << 6, 1 << 8
+PROPERTIES = {  # class -> [(name, type, flags, dynamic, pointer)]
+    "class Item": [("m_id", "unsigned int", 31, False, False),
+                   ("m_name", "std::string", 31, False, False),
+                   ("m_on", "bool", 31, False, False)],
+    "class Root": [
+        ("m_bool", "bool", 31, False, False), ("m_char", "char", 31, False, False),
+        ("m_bool2", "bool", 31, False, False), ("m_uchar", "unsigned char", 31, False, False),
+        ("m_short", "short", 31, False, False), ("m_ushort", "unsigned short", 31, False, False),
+        ("m_wchar", "wchar_t", 31, False, False), ("m_int", "int", 31, False, False),
+        ("m_uint", "unsigned int", 31, False, False), ("m_long", "long", 31, False, False),
+        ("m_ulong", "unsigned long", 31, False, False), ("m_float", "float", 31, False, False),
+        ("m_double", "double", 31, False, False),
+        ("m_u64", "unsigned __int64", 31, False, False), ("m_gid", "gid", 31, False, False),
+        ("m_bi3", "bi3", 31, False, False), ("m_bui5", "bui5", 31, False, False),
+        ("m_s24", "s24", 31, False, False), ("m_u24", "u24", 31, False, False),
+        ("m_str", "std::string", 31, False, False),
+        ("m_wstr", "std::wstring", 31, False, False),
+        ("m_empty", "std::string", 31, False, False),
+        ("m_kind", "enum Kind", 31 | ENUM, False, False),
+        ("m_ints", "unsigned int", 31, True, False),
+        ("m_items", "class Item*", 31, True, True),
+        ("m_child", "class Item*", 31, False, True),
+        ("m_none", "class Item*", 31, False, True),
+        ("m_old", "int", 31 | DEPRECATED, False, False),
+        ("m_delta", "int", 31 | DELTA, False, False),
+        ("m_gone", "int", 31 | DELTA, False, False),
+        ("m_net", "int", 0x18, False, False),
+    ],
+}
+
+
+def type_list() -> str:
+    classes = {}
+    for cls, props in PROPERTIES.items():
+        h = string_id(cls)
+        classes[str(h)] = {"name": cls, "bases": [], "hash": h, "singleton": False,
+                           "properties": {
+            name: {"type": t, "id": i, "offset": 0, "flags": flags,
+                   "container": "List" if dyn else "Static", "dynamic": dyn, "pointer": ptr,
+                   "hash": property_hash(t, name),
+                   **({"enum_options": {"K_A": 0, "K_B": 7, "K_C": 1 << 30}}
+                      if t.startswith("enum") else {})}
+            for i, (name, t, flags, dyn, ptr) in enumerate(props)}}
+    return json.dumps({"version": 2, "classes": classes})
+
+
+TYPES = type_list()
+SCHEMA = load_schema(TYPES)
+
+
+def item(n: int) -> KiObject:
+    return KiObject("class Item", string_id("class Item"),
+                    {"m_id": n, "m_name": b"item %d" % n, "m_on": n % 2 == 0})
+
+
+def root(rng: random.Random, big: bool) -> KiObject:
+    values: dict[str, Any] = {
+        "m_bool": True, "m_char": -128, "m_bool2": False, "m_uchar": 255, "m_short": -32768,
+        "m_ushort": 65535, "m_wchar": 0x6f22, "m_int": -(1 << 31), "m_uint": (1 << 32) - 1,
+        "m_long": 123456, "m_ulong": 7, "m_float": 1.5, "m_double": -2.0 ** -1074,
+        "m_u64": (1 << 64) - 1, "m_gid": rng.getrandbits(64), "m_bi3": -4, "m_bui5": 31,
+        "m_s24": -(1 << 23), "m_u24": (1 << 24) - 1,
+        "m_str": bytes(rng.randrange(256) for _ in range(200 if big else 5)),
+        "m_wstr": "wide \u00e9\u6f22" * (30 if big else 1), "m_empty": b"",
+        "m_kind": rng.choice([0, 7, 1 << 30]),
+        "m_ints": [rng.getrandbits(32) for _ in range(130 if big else 3)],
+        "m_items": [item(n) for n in range(3)], "m_child": item(9), "m_none": None,
+        "m_old": -5, "m_delta": 77, "m_net": 3,
+    }
+    return KiObject("class Root", string_id("class Root"), values)
+
+
+def tagged(v: Any) -> Any:
+    if isinstance(v, KiObject):
+        return {"$object": v.type_hash, "props": {k: tagged(x) for k, x in v.items()}}
+    if isinstance(v, bytes):
+        return {"$bytes": v.hex()}
+    if isinstance(v, list):
+        return [tagged(x) for x in v]
+    return v
+
+
+def without(obj: KiObject, *names: str) -> KiObject:
+    return KiObject(obj.type_name, obj.type_hash, {k: v for k, v in obj.items()
+                                                   if k not in names})
+
+
+OPTIONS = list(itertools.product([0, 2, 16, 18], [True, False]))
+
+
+@pytest.mark.parametrize(("flags", "shallow"), OPTIONS)
+def test_same_bytes_and_values_as_katsuba(flags: int, shallow: bool) -> None:
+    rng = random.Random(flags * 2 + shallow)
+    values = []
+    for big in (False, True, False):
+        value = without(root(rng, big), "m_net")  # masked out: not written
+        if flags & 16:  # FORBID_DELTA_ENCODE: every delta property needs a value
+            value["m_gone"] = 1
+        if not shallow:  # deprecated properties are left out in deep mode
+            value = without(value, "m_old")
+        values.append(value)
+    options = {"flags": flags, "shallow": shallow, "property_mask": 7}
+    [theirs] = run([{"kind": "serialize", "types": TYPES, "options": options,
+                     "values": [tagged(v) for v in values]}])
+    ours = Serializer(SCHEMA, flags=flags, shallow=shallow)
+    assert all(isinstance(t, str) for t in theirs), theirs
+    for value, their_hex in zip(values, theirs, strict=True):
+        assert ours.encode(value).hex() == their_hex
+        assert tagged(ours.decode(bytes.fromhex(their_hex))) == tagged(value)
+
+
+def test_katsuba_reads_what_we_write_in_deep_mode() -> None:
+    value = without(root(random.Random(3), True), "m_net", "m_old", "m_gone")
+    ours = Serializer(SCHEMA, shallow=False).encode(value)
+    [[decoded]] = run([{"kind": "deserialize", "types": TYPES,
+                        "options": {"flags": 0, "shallow": False, "property_mask": 7},
+                        "blobs": [ours.hex()]}])
+    assert decoded == tagged(value)
+
+
+def test_truncation_gives_decode_errors() -> None:
+    value = without(root(random.Random(4), False), "m_net", "m_gone")
+    for shallow in (True, False):
+        ser = Serializer(SCHEMA, shallow=shallow)
+        data = ser.encode(value if shallow else without(value, "m_old"))
+        for n in range(len(data)):
+            with pytest.raises(DecodeError):
+                ser.decode(data[:n])
