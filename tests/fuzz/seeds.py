@@ -280,6 +280,22 @@ def kingsisle_load_schema() -> list[bytes]:
     return [json.dumps(v2).encode(), json.dumps(v1).encode()]
 
 
+def kingsisle_decode() -> list[bytes]:
+    """A synthetic object encoded by each serializer of the target, with its selector."""
+    from gameserde.kingsisle.hashes import string_id
+    from gameserde.kingsisle.objects import KiObject
+
+    item = KiObject("class Item", string_id("class Item"),
+                    {"m_id": 7, "m_name": b"seven", "m_on": True})
+    out = []
+    for n, ser in enumerate(targets.kingsisle_serializers()):
+        try:
+            out.append(bytes([n]) + ser.encode(item))
+        except EncodeError:
+            continue
+    return out
+
+
 SEEDS: dict[str, Callable[[], list[bytes]]] = {
     "godot.decode": godot_decode,
     "godot.framings": godot_framings,
@@ -302,6 +318,7 @@ SEEDS: dict[str, Callable[[], list[bytes]]] = {
                              for n, seed in enumerate(zeze_decode())],
     "zeze.from_json": zeze_from_json,
     "kingsisle.load_schema": kingsisle_load_schema,
+    "kingsisle.decode": kingsisle_decode,
     "cli": cli,
     "cli.zeze": cli_zeze,
 }

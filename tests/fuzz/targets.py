@@ -614,6 +614,37 @@ def kingsisle_load_schema(data: bytes) -> None:
         check_weight("kingsisle.load_schema", weight, len(data), factor=64)
 
 
+@functools.cache
+def kingsisle_serializers() -> tuple[Any, ...]:
+    """Serializers of the synthetic type list of ``tests/kingsisle/typelists.py``: shallow
+    and deep, with flags 0, COMPACT_LENGTH_PREFIXES, FORBID_DELTA_ENCODE and both."""
+    from gameserde.kingsisle import load_schema as ki_load
+    from gameserde.kingsisle.serializer import Serializer
+    from tests.kingsisle.typelists import type_list
+
+    schema = ki_load(type_list())
+    return tuple(Serializer(schema, flags=flags, shallow=shallow, recursion_limit=16)
+                 for shallow in (True, False) for flags in (0, 2, 16, 18))
+
+
+def kingsisle_decode(data: bytes) -> None:
+    """``Serializer.decode`` (byte 0: which serializer, low 3 bits), then ``encode`` of the
+    object: DecodeError and EncodeError only (deep records may leave properties out, which
+    encoding refuses, as katsuba's writer does); output linear in the input."""
+    if not data:
+        return
+    serializers = kingsisle_serializers()
+    ser = serializers[data[0] % len(serializers)]
+    body = data[1:]
+    kind, value = outcome("kingsisle.decode", lambda: ser.decode(body))
+    if kind != "ok":
+        return
+    _repr(value, len(body), "kingsisle.decode")
+    kind, out = outcome("kingsisle.encode of a decoded object", lambda: ser.encode(value))
+    if kind == "ok":
+        check_weight("kingsisle.encode of a decoded object", len(out), len(body))
+
+
 # ---------------------------------------------------------------------------------------------
 # The CLI
 
@@ -774,6 +805,7 @@ TARGETS: dict[str, Callable[[bytes], None]] = {
     "zeze.inspect": zeze_inspect,
     "zeze.from_json": zeze_from_json,
     "kingsisle.load_schema": kingsisle_load_schema,
+    "kingsisle.decode": kingsisle_decode,
     "cli": cli,
     "cli.zeze": cli_zeze,
 }

@@ -6,64 +6,17 @@ nested and null objects, deprecated, delta and masked-out properties."""
 from __future__ import annotations
 
 import itertools
-import json
 import random
 from typing import Any
 
 import pytest
 
 from gameserde.errors import DecodeError
-from gameserde.kingsisle import load_schema, property_hash, string_id
+from gameserde.kingsisle import load_schema, string_id
 from gameserde.kingsisle.objects import KiObject
 from gameserde.kingsisle.serializer import Serializer
 from tests.kingsisle.katsuba_oracle import run
-
-ENUM, DEPRECATED, DELTA = 1 << 21, 1 << 6, 1 << 8
-PROPERTIES = {  # class -> [(name, type, flags, dynamic, pointer)]
-    "class Item": [("m_id", "unsigned int", 31, False, False),
-                   ("m_name", "std::string", 31, False, False),
-                   ("m_on", "bool", 31, False, False)],
-    "class Root": [
-        ("m_bool", "bool", 31, False, False), ("m_char", "char", 31, False, False),
-        ("m_bool2", "bool", 31, False, False), ("m_uchar", "unsigned char", 31, False, False),
-        ("m_short", "short", 31, False, False), ("m_ushort", "unsigned short", 31, False, False),
-        ("m_wchar", "wchar_t", 31, False, False), ("m_int", "int", 31, False, False),
-        ("m_uint", "unsigned int", 31, False, False), ("m_long", "long", 31, False, False),
-        ("m_ulong", "unsigned long", 31, False, False), ("m_float", "float", 31, False, False),
-        ("m_double", "double", 31, False, False),
-        ("m_u64", "unsigned __int64", 31, False, False), ("m_gid", "gid", 31, False, False),
-        ("m_bi3", "bi3", 31, False, False), ("m_bui5", "bui5", 31, False, False),
-        ("m_s24", "s24", 31, False, False), ("m_u24", "u24", 31, False, False),
-        ("m_str", "std::string", 31, False, False),
-        ("m_wstr", "std::wstring", 31, False, False),
-        ("m_empty", "std::string", 31, False, False),
-        ("m_kind", "enum Kind", 31 | ENUM, False, False),
-        ("m_ints", "unsigned int", 31, True, False),
-        ("m_items", "class Item*", 31, True, True),
-        ("m_child", "class Item*", 31, False, True),
-        ("m_none", "class Item*", 31, False, True),
-        ("m_old", "int", 31 | DEPRECATED, False, False),
-        ("m_delta", "int", 31 | DELTA, False, False),
-        ("m_gone", "int", 31 | DELTA, False, False),
-        ("m_net", "int", 0x18, False, False),
-    ],
-}
-
-
-def type_list() -> str:
-    classes = {}
-    for cls, props in PROPERTIES.items():
-        h = string_id(cls)
-        classes[str(h)] = {"name": cls, "bases": [], "hash": h, "singleton": False,
-                           "properties": {
-            name: {"type": t, "id": i, "offset": 0, "flags": flags,
-                   "container": "List" if dyn else "Static", "dynamic": dyn, "pointer": ptr,
-                   "hash": property_hash(t, name),
-                   **({"enum_options": {"K_A": 0, "K_B": 7, "K_C": 1 << 30}}
-                      if t.startswith("enum") else {})}
-            for i, (name, t, flags, dyn, ptr) in enumerate(props)}}
-    return json.dumps({"version": 2, "classes": classes})
-
+from tests.kingsisle.typelists import type_list
 
 TYPES = type_list()
 SCHEMA = load_schema(TYPES)
