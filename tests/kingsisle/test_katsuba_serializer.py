@@ -1,7 +1,7 @@
 """The serializer against katsuba 0.6.0, both ways: katsuba's bytes decode to the same
 values, and our bytes are katsuba's bytes, in shallow and deep mode, with and without compact
-lengths and FORBID_DELTA_ENCODE, over every scalar leaf type, strings, integer enums, lists,
-nested and null objects, deprecated, delta and masked-out properties."""
+lengths and FORBID_DELTA_ENCODE, over every scalar leaf type and leaf struct, strings, integer
+enums, lists, nested and null objects, deprecated, delta and masked-out properties."""
 
 from __future__ import annotations
 
@@ -40,6 +40,20 @@ def root(rng: random.Random, big: bool) -> KiObject:
         "m_ints": [rng.getrandbits(32) for _ in range(130 if big else 3)],
         "m_items": [item(n) for n in range(3)], "m_child": item(9), "m_none": None,
         "m_old": -5, "m_delta": 77, "m_net": 3,
+        "m_color": {"r": 1, "g": 2, "b": 3, "a": 255},
+        "m_pos": {"x": 1.5, "y": -2.25, "z": 0.125},
+        "m_rot": {"w": 1.0, "x": 0.0, "y": -0.5, "z": 0.25},
+        "m_flag3": True,
+        "m_euler": {"pitch": 0.5, "yaw": 1.5, "roll": -3.0},
+        "m_matrix": {"i": [1.0, 0.0, 0.0], "j": [0.0, 1.0, 0.0], "k": [0.0, 0.0, -1.0]},
+        "m_size": {"width": 640, "height": -480},
+        "m_point": {"x": -(1 << 31), "y": (1 << 31) - 1},
+        "m_upoint": {"x": 0, "y": (1 << 32) - 1},
+        "m_bpoint": {"x": 0, "y": 255},
+        "m_fpoint": {"x": 2.5, "y": -0.0},
+        "m_rect": {"left": -1, "top": 2, "right": 3, "bottom": -4},
+        "m_frect": {"left": 0.5, "top": 0.25, "right": 8.0, "bottom": 16.0},
+        "m_path": [{"x": float(n), "y": 0.5, "z": -float(n)} for n in range(3)],
     }
     return KiObject("class Root", string_id("class Root"), values)
 

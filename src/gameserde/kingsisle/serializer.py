@@ -2,8 +2,8 @@
 
 This first part covers the body of a stream: objects in shallow and deep mode, the property
 mask, deprecated and delta-encoded properties, compact length prefixes, integer enums, every
-scalar leaf type, strings, wide strings, nested and null objects and lists. Leaf structs,
-human-readable enums, stateful flags and compression follow.
+leaf type and leaf struct (as dicts with katsuba's keys), strings, wide strings, nested and
+null objects and lists. Human-readable enums, stateful flags and compression follow.
 """
 
 from __future__ import annotations
@@ -39,6 +39,22 @@ _INTS: dict[str, tuple[int, bool, bool]] = {
 }
 _FLOATS = {"float": (32, struct.Struct("<f"), struct.Struct("<I")),
            "double": (64, struct.Struct("<d"), struct.Struct("<Q"))}
+
+# leaf struct -> (component type, keys in wire order): katsuba's dict keys
+_STRUCTS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "class Color": ("unsigned char", ("b", "g", "r", "a")),
+    "class Vector3D": ("float", ("x", "y", "z")),
+    "class Quaternion": ("float", ("w", "x", "y", "z")),
+    "class Euler": ("float", ("pitch", "yaw", "roll")),
+    "class Matrix3x3": ("float", ("i", "j", "k")),  # three rows of three
+    "class Size<int>": ("int", ("width", "height")),
+    "class Point<int>": ("int", ("x", "y")),
+    "class Point<unsigned int>": ("unsigned int", ("x", "y")),
+    "class Point<unsigned char>": ("unsigned char", ("x", "y")),
+    "class Point<float>": ("float", ("x", "y")),
+    "class Rect<int>": ("int", ("left", "top", "right", "bottom")),
+    "class Rect<float>": ("float", ("left", "top", "right", "bottom")),
+}
 
 
 def _fail(message: str, r: BitReader) -> DecodeError:
@@ -145,7 +161,7 @@ class Serializer:
                 r.align()
                 return r.read_bits(32, "an enum")
             if isinstance(target, Record) and target.kind == "leaf":
-                raise _fail(f"{type_name} values are not supported yet", r)
+                return self._struct(type_name, r)
             return self._object(r, depth + 1)
         if type_name == "bool":
             return r.read_bool()
@@ -168,6 +184,14 @@ class Serializer:
                 return r.read_bytes(n, "a string")
             return r.read_bytes(2 * n, "a wide string").decode("utf-16-le", "surrogatepass")
         raise _fail(f"{type_name} is not a type the codec knows", r)
+
+    def _struct(self, type_name: str, r: BitReader) -> dict[str, Any]:
+        """A leaf struct: aligned once, its components contiguous in wire order."""
+        kind, keys = _STRUCTS[type_name]
+        r.align()
+        if type_name == "class Matrix3x3":
+            return {k: [self._value(None, kind, r, 0) for _ in range(3)] for k in keys}
+        return {k: self._value(None, kind, r, 0) for k in keys}
 
     # -- encoding --------------------------------------------------------------------------
 
@@ -242,6 +266,12 @@ class Serializer:
             return
         self._write_value(f.type, type_name, value, w, depth)
 
+    def _write_struct(self, type_name: str, value: Any, w: BitWriter) -> None:
+        kind, parts = _struct_parts(type_name, value)
+        w.align()
+        for part in parts:
+            self._write_value(None, kind, part, w, 0)
+
     def _write_length(self, n: int, w: BitWriter, container: bool) -> None:
         if self.flags & COMPACT_LENGTH_PREFIXES:
             if n < 128:
@@ -263,8 +293,8 @@ class Serializer:
                 w.write_bits(_int_in(value, 32, False, type_name), 32)
                 return
             if isinstance(target, Record) and target.kind == "leaf":
-                raise EncodeError(f"{type_name} values are not supported yet",
-                                  format="kingsisle")
+                self._write_struct(type_name, value, w)
+                return
             self._write_object(value, w, depth + 1)
             return
         if type_name == "bool":
@@ -313,6 +343,21 @@ class Serializer:
                 w.write_bytes(units)
             return
         raise EncodeError(f"{type_name} is not a type the codec knows", format="kingsisle")
+
+
+def _struct_parts(type_name: str, value: Any) -> tuple[str, list[Any]]:
+    """A leaf struct's component type and its components in wire order."""
+    kind, keys = _STRUCTS[type_name]
+    if not isinstance(value, dict) or set(value) != set(keys):
+        raise EncodeError(f"a {type_name} is a dict of {', '.join(keys)}, not {value!r}",
+                          format="kingsisle")
+    if type_name != "class Matrix3x3":
+        return kind, [value[k] for k in keys]
+    rows = [value[k] for k in keys]
+    if not all(isinstance(row, list | tuple) and len(row) == 3 for row in rows):
+        raise EncodeError(f"a {type_name}'s i, j and k are lists of three numbers",
+                          format="kingsisle")
+    return kind, [c for row in rows for c in row]
 
 
 def _int_in(value: Any, bits: int, signed: bool, type_name: str) -> int:
