@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import itertools
 import random
+import zlib
 from typing import Any
 
 import pytest
@@ -54,6 +55,8 @@ def root(rng: random.Random, big: bool) -> KiObject:
         "m_rect": {"left": -1, "top": 2, "right": 3, "bottom": -4},
         "m_frect": {"left": 0.5, "top": 0.25, "right": 8.0, "bottom": 16.0},
         "m_path": [{"x": float(n), "y": 0.5, "z": -float(n)} for n in range(3)],
+        "m_bits": rng.choice([0, 1, 2, 1 << 31]),  # one flag: katsuba's name order is random
+        "m_kinds": [0, 7, 1 << 30],
     }
     return KiObject("class Root", string_id("class Root"), values)
 
@@ -73,7 +76,30 @@ def without(obj: KiObject, *names: str) -> KiObject:
                                                    if k not in names})
 
 
-OPTIONS = list(itertools.product([0, 2, 16, 18], [True, False]))
+OPTIONS = list(itertools.product(range(32), [True, False]))
+
+
+def unsigned(v: Any) -> Any:
+    """katsuba gives integer-mode enums sign-extended (spec §11.3): compare them unsigned."""
+    if isinstance(v, dict):
+        return {k: (x & 0xFFFFFFFF if k in ("m_kind", "m_bits") else
+                    [e & 0xFFFFFFFF for e in x] if k == "m_kinds" else unsigned(x))
+                for k, x in v.items()}
+    if isinstance(v, list):
+        return [unsigned(x) for x in v]
+    return v
+
+
+def body(data: bytes, flags: int) -> bytes:
+    """The uncompressed object bytes of a stream (zlib bytes differ between writers)."""
+    pos = 0
+    if flags & 1:
+        flags, pos = int.from_bytes(data[:4], "little"), 4
+    if flags & 8:
+        if data[pos]:
+            return zlib.decompress(data[pos + 5:])
+        pos += 1
+    return data[pos:]
 
 
 @pytest.mark.parametrize(("flags", "shallow"), OPTIONS)
@@ -92,9 +118,40 @@ def test_same_bytes_and_values_as_katsuba(flags: int, shallow: bool) -> None:
                      "values": [tagged(v) for v in values]}])
     ours = Serializer(SCHEMA, flags=flags, shallow=shallow)
     assert all(isinstance(t, str) for t in theirs), theirs
-    for value, their_hex in zip(values, theirs, strict=True):
-        assert ours.encode(value).hex() == their_hex
-        assert tagged(ours.decode(bytes.fromhex(their_hex))) == tagged(value)
+    mine = [ours.encode(value) for value in values]
+    [back] = run([{"kind": "deserialize", "types": TYPES, "options": options,
+                   "blobs": [m.hex() for m in mine]}])
+    for value, their_hex, my_bytes, their_view in zip(values, theirs, mine, back, strict=True):
+        their_bytes = bytes.fromhex(their_hex)
+        assert body(my_bytes, flags) == body(their_bytes, flags)
+        if not flags & 8:
+            assert my_bytes == their_bytes
+        assert tagged(ours.decode(their_bytes)) == tagged(value)
+        assert unsigned(their_view) == tagged(value)
+
+
+def test_bit_flag_names_read_in_any_order() -> None:
+    value = without(root(random.Random(5), False), "m_net", "m_gone")
+    value["m_bits"] = 3 | (1 << 31)
+    options = {"flags": 4, "shallow": True, "property_mask": 7}
+    [[theirs]] = run([{"kind": "serialize", "types": TYPES, "options": options,
+                       "values": [tagged(value)]}])
+    ours = Serializer(SCHEMA, flags=4)
+    assert ours.decode(bytes.fromhex(theirs))["m_bits"] == 3 | (1 << 31)
+    assert b"B_ONE|B_TWO|B_HIGH" in ours.encode(value)  # the type list's order
+
+
+def test_compressed_streams_are_capped() -> None:
+    value = without(root(random.Random(6), True), "m_net", "m_gone")
+    data = Serializer(SCHEMA, flags=8).encode(value)
+    assert data[0] == 1  # compressed: it saves bytes
+    with pytest.raises(DecodeError, match="more than the limit"):
+        Serializer(SCHEMA, flags=8, max_decompressed_size=100).decode(data)
+    lying = data[:1] + (int.from_bytes(data[1:5], "little") + 1).to_bytes(4, "little") + data[5:]
+    with pytest.raises(DecodeError, match="not the"):
+        Serializer(SCHEMA, flags=8).decode(lying)
+    manual = Serializer(SCHEMA, manual_compression=True)
+    assert manual.decode(manual.encode(value)) == value
 
 
 def test_katsuba_reads_what_we_write_in_deep_mode() -> None:

@@ -8,6 +8,10 @@ import json
 from gameserde.kingsisle import property_hash, string_id
 
 ENUM, DEPRECATED, DELTA = 1 << 21, 1 << 6, 1 << 8
+ENUM_OPTIONS = {
+    "enum Kind": {"K_A": 0, "K_B": 7, "K_C": 1 << 30, "__DEFAULT": "K_A"},
+    "enum Bits": {"B_ONE": 1, "B_TWO": 2, "B_HIGH": 1 << 31},
+}
 PROPERTIES = {  # class -> [(name, type, flags, dynamic, pointer)]
     "class Item": [("m_id", "unsigned int", 31, False, False),
                    ("m_name", "std::string", 31, False, False),
@@ -49,6 +53,8 @@ PROPERTIES = {  # class -> [(name, type, flags, dynamic, pointer)]
         ("m_rect", "class Rect<int>", 31, False, False),
         ("m_frect", "class Rect<float>", 31, False, False),
         ("m_path", "class Vector3D", 31, True, False),
+        ("m_bits", "enum Bits", 31 | (1 << 20), False, False),
+        ("m_kinds", "enum Kind", 31 | ENUM, True, False),
     ],
 }
 
@@ -62,7 +68,6 @@ def type_list() -> str:
             name: {"type": t, "id": i, "offset": 0, "flags": flags,
                    "container": "List" if dyn else "Static", "dynamic": dyn, "pointer": ptr,
                    "hash": property_hash(t, name),
-                   **({"enum_options": {"K_A": 0, "K_B": 7, "K_C": 1 << 30}}
-                      if t.startswith("enum") else {})}
+                   **({"enum_options": ENUM_OPTIONS[t]} if t in ENUM_OPTIONS else {})}
             for i, (name, t, flags, dyn, ptr) in enumerate(props)}}
     return json.dumps({"version": 2, "classes": classes})

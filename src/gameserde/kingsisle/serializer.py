@@ -1,14 +1,16 @@
 """The ObjectProperty binary serializer (spec kiobj.md §4-§7), pure-Python reference.
 
-This first part covers the body of a stream: objects in shallow and deep mode, the property
+It covers the stream framing and the body: objects in shallow and deep mode, the property
 mask, deprecated and delta-encoded properties, compact length prefixes, integer enums, every
 leaf type and leaf struct (as dicts with katsuba's keys), strings, wide strings, nested and
-null objects and lists. Human-readable enums, stateful flags and compression follow.
+null objects and lists, human-readable enums, stateful flags, zlib compression (with a cap on
+what it inflates to) and manual compression.
 """
 
 from __future__ import annotations
 
 import struct
+import zlib
 from typing import Any
 
 from gameserde.errors import DecodeError, EncodeError
@@ -17,11 +19,19 @@ from gameserde.kingsisle.objects import KiObject
 from gameserde.kingsisle.typelist import FLAGS, KiSchema
 from gameserde.schema.model import Enum, Field, List, Record, Ref
 
-__all__ = ["COMPACT_LENGTH_PREFIXES", "FORBID_DELTA_ENCODE", "Serializer"]
+__all__ = ["ALL_FLAGS", "COMPACT_LENGTH_PREFIXES", "FORBID_DELTA_ENCODE", "HUMAN_READABLE_ENUMS",
+           "MAX_DECOMPRESSED_SIZE", "STATEFUL_FLAGS", "WITH_COMPRESSION", "Serializer"]
 
+STATEFUL_FLAGS = 1 << 0
 COMPACT_LENGTH_PREFIXES = 1 << 1
+HUMAN_READABLE_ENUMS = 1 << 2
+WITH_COMPRESSION = 1 << 3
 FORBID_DELTA_ENCODE = 1 << 4
-_SUPPORTED_FLAGS = COMPACT_LENGTH_PREFIXES | FORBID_DELTA_ENCODE
+ALL_FLAGS = 0x1F
+
+MAX_DECOMPRESSED_SIZE = 256 * 1024 * 1024
+"""The default cap on an inflated stream: larger declared sizes are refused before
+inflating, and inflating stops there."""
 
 _DEPRECATED = FLAGS["DEPRECATED"]
 _DELTA = FLAGS["DELTA_ENCODE"]
@@ -64,21 +74,29 @@ def _fail(message: str, r: BitReader) -> DecodeError:
 class Serializer:
     """Reads and writes ObjectProperty streams of one type list (``schema``).
 
-    ``flags`` are the serializer flags (so far COMPACT_LENGTH_PREFIXES and
-    FORBID_DELTA_ENCODE), ``shallow`` the mode, ``property_mask`` the flags a property must
-    all have to be written (katsuba 0.6.0's default 7; older tools use 0x18),
-    ``recursion_limit`` how deep objects and lists may nest (katsuba's 127).
+    ``flags`` are the serializer flags: STATEFUL_FLAGS (a u32 flags word leads the stream and,
+    when reading, replaces the configured flags), COMPACT_LENGTH_PREFIXES,
+    HUMAN_READABLE_ENUMS (enums as their option names), WITH_COMPRESSION (a marker byte, then
+    the inflated size and zlib data when compressing saves bytes) and FORBID_DELTA_ENCODE.
+    ``shallow`` is the mode, ``property_mask`` the flags a property must all have to be
+    written (katsuba 0.6.0's default 7; older tools use 0x18), ``manual_compression`` wraps
+    the whole stream in a size and zlib, ``recursion_limit`` bounds the nesting of objects
+    and lists (katsuba's 127), ``max_decompressed_size`` caps what zlib data may inflate to.
     """
 
     def __init__(self, schema: KiSchema, *, flags: int = 0, shallow: bool = True,
-                 property_mask: int = 7, recursion_limit: int = 127) -> None:
-        if flags & ~_SUPPORTED_FLAGS:
-            raise ValueError(f"serializer flags 0x{flags:x} are not supported yet")
+                 property_mask: int = 7, manual_compression: bool = False,
+                 recursion_limit: int = 127,
+                 max_decompressed_size: int = MAX_DECOMPRESSED_SIZE) -> None:
+        if flags & ~ALL_FLAGS:
+            raise ValueError(f"serializer flags 0x{flags:x} set undefined bits")
         self.schema = schema
         self.flags = flags
         self.shallow = shallow
         self.property_mask = property_mask
+        self.manual_compression = manual_compression
         self.recursion_limit = recursion_limit
+        self.max_decompressed_size = max_decompressed_size
 
     # -- which properties ------------------------------------------------------------------
 
@@ -91,12 +109,57 @@ class Serializer:
     # -- decoding --------------------------------------------------------------------------
 
     def decode(self, data: bytes | bytearray | memoryview) -> KiObject:
-        """The root object of a stream body; a null root is an error, as in katsuba."""
-        r = BitReader(data)
-        root = self._object(r, 0)
+        """The root object of a stream (bytes after it are ignored, as in katsuba); a null
+        root is an error."""
+        data = bytes(data)
+        if self.manual_compression:
+            data = self._inflate(data, 0)
+        flags, pos = self.flags, 0
+        if flags & STATEFUL_FLAGS:
+            if len(data) < 4:
+                raise DecodeError("the stream's flags word needs 4 bytes", offset=0,
+                                  format="kingsisle")
+            flags, pos = int.from_bytes(data[:4], "little") & ALL_FLAGS, 4
+        if flags & WITH_COMPRESSION:
+            if len(data) <= pos:
+                raise DecodeError("the compression marker is missing", offset=pos,
+                                  format="kingsisle")
+            marker, pos = data[pos], pos + 1
+            data = self._inflate(data[pos:], pos) if marker else data[pos:]
+        else:
+            data = data[pos:]
+        saved = self.flags
+        self.flags = flags
+        try:
+            root = self._object(BitReader(data), 0)
+        finally:
+            self.flags = saved
         if root is None:
             raise DecodeError("the root object is null", offset=0, format="kingsisle")
         return root
+
+    def _inflate(self, data: bytes, offset: int) -> bytes:
+        """``u32 inflated size | zlib data``, inflated within ``max_decompressed_size``."""
+        if len(data) < 4:
+            raise DecodeError("the inflated size needs 4 bytes", offset=offset,
+                              format="kingsisle")
+        size = int.from_bytes(data[:4], "little")
+        if size > self.max_decompressed_size:
+            raise DecodeError(f"the stream says it inflates to {size} bytes, more than the "
+                              f"limit of {self.max_decompressed_size}", offset=offset,
+                              format="kingsisle")
+        inflater = zlib.decompressobj()
+        try:
+            out = inflater.decompress(data[4:], size + 1)
+        except zlib.error as e:
+            raise DecodeError(f"the zlib data is damaged: {e}", offset=offset + 4,
+                              format="kingsisle") from None
+        if len(out) != size or not inflater.eof:
+            raise DecodeError(f"the zlib data inflates to {len(out)}"
+                              f"{'+' if not inflater.eof and len(out) > size else ''} bytes, "
+                              f"not the {size} the stream says", offset=offset,
+                              format="kingsisle")
+        return out
 
     def _object(self, r: BitReader, depth: int) -> KiObject | None:
         if depth >= self.recursion_limit:
@@ -158,6 +221,8 @@ class Serializer:
         if isinstance(t, Ref):
             target = self.schema.model.types[t.name]
             if isinstance(target, Enum):
+                if self.flags & HUMAN_READABLE_ENUMS:
+                    return self._enum_from_text(target, r)
                 r.align()
                 return r.read_bits(32, "an enum")
             if isinstance(target, Record) and target.kind == "leaf":
@@ -185,6 +250,25 @@ class Serializer:
             return r.read_bytes(2 * n, "a wide string").decode("utf-16-le", "surrogatepass")
         raise _fail(f"{type_name} is not a type the codec knows", r)
 
+    def _enum_from_text(self, enum: Enum, r: BitReader) -> int:
+        start = r.bit_position
+        raw = self._value(None, "std::string", r, 0)
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise DecodeError(f"an {enum.name} name is not UTF-8", offset=start >> 3,
+                              format="kingsisle") from None
+        names = [n.strip() for n in text.split("|")] if enum.bit_flags else [text]
+        value = 0
+        for name in names:
+            if enum.bit_flags and name == "":
+                continue
+            if name not in enum.values:
+                raise DecodeError(f"{name!r} is not an option of {enum.name}",
+                                  offset=start >> 3, format="kingsisle")
+            value |= enum.values[name]
+        return value
+
     def _struct(self, type_name: str, r: BitReader) -> dict[str, Any]:
         """A leaf struct: aligned once, its components contiguous in wire order."""
         kind, keys = _STRUCTS[type_name]
@@ -196,12 +280,27 @@ class Serializer:
     # -- encoding --------------------------------------------------------------------------
 
     def encode(self, obj: KiObject) -> bytes:
-        """The stream body of the root object ``obj``."""
+        """The stream of the root object ``obj`` (zero padding; zlib's own compression where
+        the flags ask for it, which inflates to the same body as katsuba's)."""
         if obj is None:
             raise EncodeError("the root object must not be null", format="kingsisle")
         w = BitWriter()
         self._write_object(obj, w, 0)
-        return w.getvalue()
+        body = w.getvalue()
+        out = bytearray()
+        if self.flags & STATEFUL_FLAGS:
+            out += self.flags.to_bytes(4, "little")
+        if self.flags & WITH_COMPRESSION:
+            packed = zlib.compress(body, 9)
+            if 5 + len(packed) < len(body):  # katsuba's rule
+                out += b"\x01" + len(body).to_bytes(4, "little") + packed
+            else:
+                out += b"\x00" + body
+        else:
+            out += body
+        if self.manual_compression:
+            return len(out).to_bytes(4, "little") + zlib.compress(bytes(out), 9)
+        return bytes(out)
 
     def _write_object(self, obj: Any, w: BitWriter, depth: int) -> None:
         if depth >= self.recursion_limit:
@@ -289,8 +388,12 @@ class Serializer:
         if isinstance(t, Ref):
             target = self.schema.model.types[t.name]
             if isinstance(target, Enum):
+                number = _enum_value(target, value)
+                if self.flags & HUMAN_READABLE_ENUMS:
+                    self._write_value(None, "std::string", _enum_text(target, number), w, 0)
+                    return
                 w.align()
-                w.write_bits(_int_in(value, 32, False, type_name), 32)
+                w.write_bits(number, 32)
                 return
             if isinstance(target, Record) and target.kind == "leaf":
                 self._write_struct(type_name, value, w)
@@ -343,6 +446,33 @@ class Serializer:
                 w.write_bytes(units)
             return
         raise EncodeError(f"{type_name} is not a type the codec knows", format="kingsisle")
+
+
+def _enum_value(enum: Enum, value: Any) -> int:
+    """An enum value given as an int or as option names (``"A|B"`` for bit flags)."""
+    if isinstance(value, str):
+        names = [n.strip() for n in value.split("|")] if enum.bit_flags else [value]
+        number = 0
+        for name in names:
+            if enum.bit_flags and name == "":
+                continue
+            if name not in enum.values:
+                raise EncodeError(f"{name!r} is not an option of {enum.name}",
+                                  format="kingsisle")
+            number |= enum.values[name]
+        return number
+    return _int_in(value, 32, False, enum.name)
+
+
+def _enum_text(enum: Enum, number: int) -> bytes:
+    """The option name(s) of ``number``: for bit flags every option sharing a bit with it,
+    in the type list's order (bits no option has are lost, as in katsuba)."""
+    if enum.bit_flags:
+        return "|".join(n for n, v in enum.values.items() if v & number).encode()
+    for name, v in enum.values.items():
+        if v == number:
+            return name.encode()
+    raise EncodeError(f"{number} is not a value of {enum.name}", format="kingsisle")
 
 
 def _struct_parts(type_name: str, value: Any) -> tuple[str, list[Any]]:
