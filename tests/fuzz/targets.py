@@ -618,19 +618,22 @@ def kingsisle_load_schema(data: bytes) -> None:
 def kingsisle_serializers() -> tuple[Any, ...]:
     """Serializers of the synthetic type list of ``tests/kingsisle/typelists.py``: shallow
     and deep, each with eight flag sets (stateful, compact, human-readable enums, compressed,
-    forbidden deltas), inflating at most 1 MiB."""
+    forbidden deltas), and deep ones skipping unknown types; inflating at most 1 MiB."""
     from gameserde.kingsisle import load_schema as ki_load
     from gameserde.kingsisle.serializer import Serializer
     from tests.kingsisle.typelists import type_list
 
     schema = ki_load(type_list())
-    return tuple(Serializer(schema, flags=flags, shallow=shallow, recursion_limit=16,
-                            max_decompressed_size=1 << 20)
-                 for shallow in (True, False) for flags in (0, 2, 16, 18, 5, 8, 15, 31))
+    return (*(Serializer(schema, flags=flags, shallow=shallow, recursion_limit=16,
+                         max_decompressed_size=1 << 20)
+              for shallow in (True, False) for flags in (0, 2, 16, 18, 5, 8, 15, 31)),
+            *(Serializer(schema, flags=flags, shallow=False, skip_unknown_types=True,
+                         recursion_limit=16, max_decompressed_size=1 << 20)
+              for flags in (0, 2)))
 
 
 def kingsisle_decode(data: bytes) -> None:
-    """``Serializer.decode`` (byte 0: which serializer, low 4 bits), then ``encode`` of the
+    """``Serializer.decode`` (byte 0 picks the serializer), then ``encode`` of the
     object: DecodeError and EncodeError only (deep records may leave properties out, which
     encoding refuses, as katsuba's writer does); output linear in the input."""
     if not data:

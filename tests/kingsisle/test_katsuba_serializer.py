@@ -6,6 +6,7 @@ enums, lists, nested and null objects, deprecated, delta and masked-out properti
 from __future__ import annotations
 
 import itertools
+import json
 import random
 import zlib
 from typing import Any
@@ -171,3 +172,38 @@ def test_truncation_gives_decode_errors() -> None:
         for n in range(len(data)):
             with pytest.raises(DecodeError):
                 ser.decode(data[:n])
+
+
+def test_unknown_classes_are_skipped_like_katsuba() -> None:
+    value = without(root(random.Random(7), False), "m_net", "m_old", "m_gone")
+    data = Serializer(SCHEMA, shallow=False).encode(value)
+    doc = json.loads(TYPES)
+    item_hash = str(string_id("class Item"))
+    del doc["classes"][item_hash]  # a type list that does not know class Item
+    partial_text = json.dumps(doc)
+    partial = Serializer(load_schema(partial_text), shallow=False, skip_unknown_types=True)
+    decoded = partial.decode(data)
+    assert decoded["m_child"] is None and decoded["m_items"] == [None, None, None]
+    assert decoded["m_int"] == value["m_int"]
+    assert [kind for _, kind, _ in partial.skipped] == ["type"] * 4
+    [[theirs]] = run([{"kind": "deserialize", "types": partial_text,
+                       "options": {"flags": 0, "shallow": False, "property_mask": 7,
+                                   "skip_unknown_types": True},
+                       "blobs": [data.hex()]}])
+    assert unsigned(theirs) == tagged(decoded)
+    with pytest.raises(DecodeError, match="no class"):
+        Serializer(load_schema(partial_text), shallow=False).decode(data)
+    with pytest.raises(ValueError, match="deep mode"):
+        Serializer(SCHEMA, skip_unknown_types=True)
+
+
+def test_unknown_properties_are_skipped_and_reported() -> None:
+    value = without(root(random.Random(8), False), "m_net", "m_old", "m_gone")
+    data = Serializer(SCHEMA, shallow=False).encode(value)
+    doc = json.loads(TYPES)
+    root_hash = str(string_id("class Root"))
+    del doc["classes"][root_hash]["properties"]["m_str"]
+    partial = Serializer(load_schema(json.dumps(doc)), shallow=False, skip_unknown_types=True)
+    decoded = partial.decode(data)
+    assert "m_str" not in decoded and decoded["m_wstr"] == value["m_wstr"]
+    assert [kind for _, kind, _ in partial.skipped] == ["property"]

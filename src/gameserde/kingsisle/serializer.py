@@ -80,16 +80,22 @@ class Serializer:
     the inflated size and zlib data when compressing saves bytes) and FORBID_DELTA_ENCODE.
     ``shallow`` is the mode, ``property_mask`` the flags a property must all have to be
     written (katsuba 0.6.0's default 7; older tools use 0x18), ``manual_compression`` wraps
-    the whole stream in a size and zlib, ``recursion_limit`` bounds the nesting of objects
-    and lists (katsuba's 127), ``max_decompressed_size`` caps what zlib data may inflate to.
+    the whole stream in a size and zlib, ``skip_unknown_types`` (deep mode only) reads an
+    object of an unknown class as None and skips a property of an unknown hash, noting both
+    in :attr:`skipped` (katsuba skips the classes and refuses the properties),
+    ``recursion_limit`` bounds the nesting of objects and lists (katsuba's 127),
+    ``max_decompressed_size`` caps what zlib data may inflate to.
     """
 
     def __init__(self, schema: KiSchema, *, flags: int = 0, shallow: bool = True,
                  property_mask: int = 7, manual_compression: bool = False,
-                 recursion_limit: int = 127,
+                 skip_unknown_types: bool = False, recursion_limit: int = 127,
                  max_decompressed_size: int = MAX_DECOMPRESSED_SIZE) -> None:
         if flags & ~ALL_FLAGS:
             raise ValueError(f"serializer flags 0x{flags:x} set undefined bits")
+        if skip_unknown_types and shallow:
+            raise ValueError("skip_unknown_types needs deep mode: shallow objects carry no "
+                             "sizes to skip by")
         self.schema = schema
         self.flags = flags
         self.shallow = shallow
@@ -97,6 +103,10 @@ class Serializer:
         self.manual_compression = manual_compression
         self.recursion_limit = recursion_limit
         self.max_decompressed_size = max_decompressed_size
+        self.skip_unknown_types = skip_unknown_types
+        self.skipped: list[tuple[int, str, int]] = []
+        """What the last :meth:`decode` skipped with ``skip_unknown_types``: (byte offset,
+        ``"type"`` or ``"property"``, its hash), in stream order."""
 
     # -- which properties ------------------------------------------------------------------
 
@@ -112,6 +122,7 @@ class Serializer:
         """The root object of a stream (bytes after it are ignored, as in katsuba); a null
         root is an error."""
         data = bytes(data)
+        self.skipped = []
         if self.manual_compression:
             data = self._inflate(data, 0)
         flags, pos = self.flags, 0
@@ -171,7 +182,12 @@ class Serializer:
             return None
         cls = self.schema.class_by_hash(type_hash)
         if cls is None:
-            raise _fail(f"no class of the type list has the type hash {type_hash}", r)
+            if not self.skip_unknown_types:
+                raise _fail(f"no class of the type list has the type hash {type_hash}", r)
+            self.skipped.append((r.bit_position >> 3, "type", type_hash))
+            object_bits = r.read_bits(32, "an object size")
+            self._skip(r, max(object_bits - 32, 0))
+            return None
         obj = KiObject(cls.name, type_hash)
         if self.shallow:
             for f in self._included(cls):
@@ -191,16 +207,28 @@ class Serializer:
             prop_hash = r.read_bits(32, "a property hash")
             found = by_hash.get(prop_hash)
             if found is None:
-                raise _fail(f"{cls.name} has no property with the hash {prop_hash}", r)
-            obj[found.name] = self._property(found, r, depth)
+                if not self.skip_unknown_types or record_bits < r.bit_position - before:
+                    raise _fail(f"{cls.name} has no property with the hash {prop_hash}", r)
+                self.skipped.append((r.bit_position >> 3, "property", prop_hash))
+                self._skip(r, record_bits - (r.bit_position - before))
+            else:
+                obj[found.name] = self._property(found, r, depth)
             if r.bit_position - before != record_bits:
-                raise _fail(f"{cls.name}.{found.name}: the record says {record_bits} bits but "
-                            f"its value took {r.bit_position - before}", r)
+                name = found.name if found is not None else f"#{prop_hash}"
+                raise _fail(f"{cls.name}.{name}: the record says {record_bits} bits but its "
+                            f"value took {r.bit_position - before}", r)
             if record_bits > remaining:
                 raise _fail(f"{cls.name}: the records run past the object's {object_bits} "
                             "bits", r)
             remaining -= record_bits
         return obj
+
+    @staticmethod
+    def _skip(r: BitReader, bits: int) -> None:
+        if bits > r.remaining_bits:
+            raise _fail(f"a skipped value needs {bits} bits but only {r.remaining_bits} "
+                        "remain", r)
+        r.bit_position += bits
 
     def _property(self, f: Field, r: BitReader, depth: int) -> Any:
         type_name = str(f.attributes["type_name"])
