@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 import random
+import struct
 import zlib
 from typing import Any
 
 import pytest
 
-from gameserde.errors import DecodeError
+from gameserde.errors import DecodeError, EncodeError
 from gameserde.kingsisle import load_schema, string_id
 from gameserde.kingsisle.objects import KiObject
 from gameserde.kingsisle.serializer import Serializer
@@ -212,3 +214,19 @@ def test_unknown_properties_are_skipped_and_reported() -> None:
     decoded = partial.decode(data)
     assert "m_str" not in decoded and decoded["m_wstr"] == value["m_wstr"]
     assert [kind for _, kind, _ in partial.skipped] == ["property"]
+
+
+def test_float32_nan_payloads_and_overflow() -> None:
+    value = without(root(random.Random(9), False), "m_net", "m_gone")
+    ser = Serializer(SCHEMA)
+    data = bytearray(ser.encode(value))
+    at = data.index(struct.pack("<f", 1.5))  # m_float, the first float32 written
+    data[at:at + 4] = struct.pack("<I", 0x7F800001)  # a signalling NaN with a payload
+    decoded = ser.decode(bytes(data))
+    assert decoded["m_float"] != decoded["m_float"]
+    assert ser.encode(decoded) == bytes(data)
+    value["m_float"] = 1e300  # rounds to infinity, as katsuba's `as f32`
+    assert struct.pack("<f", math.inf) in ser.encode(value)
+    value["m_float"] = 10 ** 400
+    with pytest.raises(EncodeError, match="too large"):
+        ser.encode(value)

@@ -13,6 +13,7 @@ import struct
 import zlib
 from typing import Any
 
+from gameserde._float32 import float32_from_bits, float32_to_bits
 from gameserde.errors import DecodeError, EncodeError
 from gameserde.kingsisle.bitbuf import BitReader, BitWriter
 from gameserde.kingsisle.objects import KiObject
@@ -267,6 +268,8 @@ class Serializer:
         if type_name in _FLOATS:
             bits, fmt, raw = _FLOATS[type_name]
             r.align()
+            if bits == 32:
+                return float32_from_bits(r.read_bits(32, type_name))
             value: float = fmt.unpack(raw.pack(r.read_bits(bits, type_name)))[0]
             return value
         if type_name in ("std::string", "std::wstring"):
@@ -445,12 +448,16 @@ class Serializer:
             if not isinstance(value, int | float) or isinstance(value, bool):
                 raise EncodeError(f"a {type_name} must be a number, not {value!r}",
                                   format="kingsisle")
-            w.align()
             try:
-                w.write_bits(raw.unpack(fmt.pack(value))[0], bits)
+                as_float = float(value)
             except OverflowError:
-                raise EncodeError(f"{value} does not fit a {type_name}",
+                raise EncodeError(f"{value} is too large for a {type_name}",
                                   format="kingsisle") from None
+            w.align()
+            if bits == 32:  # rounded as Rust's `as f32` (katsuba) does: overflow is infinity
+                w.write_bits(float32_to_bits(as_float), 32)
+            else:
+                w.write_bits(raw.unpack(fmt.pack(as_float))[0], 64)
             return
         if type_name == "std::string":
             data = value.encode("utf-8") if isinstance(value, str) else value

@@ -21,6 +21,7 @@ import math
 import struct
 from typing import Final
 
+from gameserde._float32 import float32_from_bits, float32_to_bits
 from gameserde.errors import DecodeError, EncodeError
 from gameserde.zeze._javastr import decode_java, encode_java
 
@@ -134,34 +135,6 @@ def uint_bytes(value: int) -> bytes:
     if v < 0x10000000:
         return (v + 0xE0000000).to_bytes(4, "big")
     return b"\xf0" + v.to_bytes(4, "big")
-
-
-# ---------------------------------------------------------------------------------------------
-# float32 with NaN payloads
-
-
-def float32_to_bits(value: float) -> int:
-    """The raw bits Java's ``(float)`` cast gives ``value`` (round to nearest, overflow to
-    infinity); a NaN keeps the top 23 bits of its payload (so NaNs read by
-    :func:`float32_from_bits` are written back bit for bit)."""
-    if value != value:
-        bits = int(_Q.unpack(_D.pack(value))[0])
-        payload = (bits >> 29) & 0x7FFFFF
-        return (bits >> 32 & 0x80000000) | 0x7F800000 | (payload or 0x400000)
-    try:
-        return int(_I.unpack(_F.pack(value))[0])
-    except OverflowError:
-        return 0x7F800000 if value > 0 else 0xFF800000
-
-
-def float32_from_bits(bits: int) -> float:
-    """The float32 with raw bits ``bits`` as a Python float; a NaN keeps its payload (and its
-    signalling bit) exactly, so :func:`float32_to_bits` gives ``bits`` back."""
-    value: float = _F.unpack(_I.pack(bits))[0]
-    if value != value:
-        double = (bits & 0x80000000) << 32 | 0x7FF << 52 | (bits & 0x7FFFFF) << 29
-        value = _D.unpack(_Q.pack(double))[0]
-    return value
 
 
 # ---------------------------------------------------------------------------------------------
