@@ -28,22 +28,16 @@ true. Tests switch ``ENABLED`` off to force the reference.
 
 from __future__ import annotations
 
-import importlib
-import os
 from typing import Any
+
+from gameserde._extensions import load_extension, pure_requested
 
 API_VERSION = 1
 """The ``API_VERSION`` both extensions must declare; a stale build is ignored."""
 
 
 def _load(name: str) -> Any:
-    try:
-        module = importlib.import_module(f"gameserde.flatbuffers.{name}")
-    except ImportError:  # no compiler at install time: pure Python
-        return None
-    if getattr(module, "API_VERSION", None) != API_VERSION:  # pragma: no cover - stale build
-        return None
-    return module
+    return load_extension(f"gameserde.flatbuffers.{name}", API_VERSION)
 
 
 encoder: Any = _load("_encoder_speedups")
@@ -58,5 +52,5 @@ json: Any = _load("_json_speedups")
 lexer: Any = _load("_fbs_lexer_speedups")
 """The ``.fbs`` tokenizer extension (``load_schema``), or None."""
 
-ENABLED = os.environ.get("GAMESERDE_PURE", "") in ("", "0")
+ENABLED = not pure_requested()
 """Whether the loaded extensions are used (set it to ``False`` to force the reference)."""

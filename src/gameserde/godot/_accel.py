@@ -18,10 +18,9 @@ non-empty value other than ``0``; tests switch it off to force the reference.
 
 from __future__ import annotations
 
-import importlib
-import os
 from typing import Any
 
+from gameserde._extensions import load_extension, pure_requested
 from gameserde._recursion import recursion_room
 from gameserde.godot import types as gt
 from gameserde.godot.profiles import Profile
@@ -30,19 +29,12 @@ from gameserde.godot.types import VariantType as T
 API_VERSION = 1
 """The ``_speedups.API_VERSION`` this glue speaks; a stale build is ignored."""
 
-speedups: Any
-try:
-    speedups = importlib.import_module("gameserde.godot._speedups")
-except ImportError:  # no compiler at install time: pure Python
-    speedups = None
-else:
-    if getattr(speedups, "API_VERSION", None) != API_VERSION:  # pragma: no cover - stale build
-        speedups = None
+speedups: Any = load_extension("gameserde.godot._speedups", API_VERSION)
 
 AVAILABLE = speedups is not None
 """Whether the extension was built and loaded."""
 
-ENABLED = AVAILABLE and os.environ.get("GAMESERDE_PURE", "") in ("", "0")
+ENABLED = AVAILABLE and not pure_requested()
 """Whether ``decode``/``encode`` use the extension (set it to ``False`` to force the reference)."""
 
 _DF_TYPED, _DF_MATH64, _DF_SURROGATES = 1, 2, 4
