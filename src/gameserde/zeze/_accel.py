@@ -3,9 +3,10 @@
 The pure-Python encoder and decoder are the reference. The C twin handles beans that are
 plain (one layer; no decimal, no beankey as a map key or set element; every nested bean and
 every bean of a dynamic plain too) and values of the common Python types; whenever it meets
-anything else, or bad input, it gives up, :func:`encode` and :func:`decode` here return None, and
-the caller runs the reference over the whole input, which gives the result or raises the
-exact error. So the public API gives the same bytes, values and errors with or without it.
+anything else, or bad input, it gives up (:func:`decode` here returns None, a ``Codec``
+method calls the reference it was given), and the reference runs over the whole input, which
+gives the result or raises the exact error. So the public API gives the same bytes, values
+and errors with or without it.
 
 ``ENABLED`` is true when the extension is importable and ``GAMESERDE_PURE`` is not set to a
 non-empty value other than ``0``; tests switch it off to force the reference.
@@ -14,27 +15,19 @@ non-empty value other than ``0``; tests switch it off to force the reference.
 from __future__ import annotations
 
 import dataclasses
-import importlib
-import os
 import types
 from typing import Any
 
+from gameserde._extensions import load_extension, pure_requested
 from gameserde.zeze._javastr import decode_java
 from gameserde.zeze._plan import BeanPlan, Plans, TypePlan
 from gameserde.zeze.values import Dynamic
 
 API_VERSION = 1
 
-speedups: Any
-try:
-    speedups = importlib.import_module("gameserde.zeze._speedups")
-except ImportError:  # no compiler at install time: pure Python
-    speedups = None
-else:
-    if getattr(speedups, "API_VERSION", None) != API_VERSION:  # pragma: no cover - stale build
-        speedups = None
+speedups: Any = load_extension("gameserde.zeze._speedups", API_VERSION)
 
-ENABLED = speedups is not None and os.environ.get("GAMESERDE_PURE", "") in ("", "0")
+ENABLED = speedups is not None and not pure_requested()
 
 _KINDS = {"bool": 0, "int": 1, "float": 2, "double": 3, "string": 4, "binary": 5, "list": 6,
           "set": 7, "map": 8, "bean": 9, "vector": 10, "vectorint": 11, "dynamic": 12}
@@ -181,43 +174,33 @@ def program_of(plans: Plans) -> Program:
     return program
 
 
+def _slot(plans: Plans, plan: BeanPlan, max_depth: int, classes: bool = False) -> int | None:
+    """The bean's slot in the schema's C program, or None when C cannot serve it."""
+    if not ENABLED or max_depth > speedups.MAX_C_DEPTH:
+        return None
+    program = program_of(plans)
+    return (program.class_slots if classes else program.slots).get(plan.name)
+
+
 def codec(plans: Plans, plan: BeanPlan, max_depth: int, encode_reference: Any,
           decode_reference: Any, classes: bool) -> Any:
     """A ``_speedups.Codec`` for ``plan`` (its ``encode``/``decode`` methods run C and call
     the references when C gives up), or None when C cannot serve the bean (``classes``:
     decoding makes the schema's dataclass instances)."""
-    if not ENABLED or max_depth > speedups.MAX_C_DEPTH:
-        return None
-    program = program_of(plans)
     classes = classes and plan.cls is not None
-    slot = (program.class_slots if classes else program.slots).get(plan.name)
+    slot = _slot(plans, plan, max_depth, classes)
     if slot is None:
         return None
-    return speedups.Codec(program.program, slot, max_depth, encode_reference, decode_reference,
-                          classes)
-
-
-def encode(plans: Plans, plan: BeanPlan, value: Any, max_depth: int) -> bytes | None:
-    """The C encoding of ``value``, or None when the reference must do it."""
-    if not ENABLED or max_depth > speedups.MAX_C_DEPTH:
-        return None
-    program = program_of(plans)
-    slot = program.slots.get(plan.name)
-    if slot is None:
-        return None
-    result: bytes | None = speedups.encode(program.program, slot, value, max_depth)
-    return result
+    return speedups.Codec(program_of(plans).program, slot, max_depth, encode_reference,
+                          decode_reference, classes)
 
 
 def decode(plans: Plans, plan: BeanPlan, data: Any, offset: int,
            max_depth: int) -> tuple[Any, int] | None:
     """The C decoding of the bean at ``offset``, or None when the reference must do it."""
-    if not ENABLED or max_depth > speedups.MAX_C_DEPTH:
-        return None
-    program = program_of(plans)
-    slot = program.slots.get(plan.name)
+    slot = _slot(plans, plan, max_depth)
     if slot is None:
         return None
-    result: tuple[Any, int] | None = speedups.decode(program.program, slot, data, offset,
-                                                     max_depth)
+    result: tuple[Any, int] | None = speedups.decode(program_of(plans).program, slot, data,
+                                                     offset, max_depth)
     return result

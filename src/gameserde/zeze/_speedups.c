@@ -3,13 +3,14 @@
  *
  * The pure-Python encoder and decoder (_encode.py, _decode.py) are the reference; this module
  * only makes the common case fast and must give exactly the same bytes and values.  A Program
- * holds the plans of the beans that are all plain (one layer, no dynamic, no decimal, no
- * beankey keys), compiled by gameserde/zeze/_accel.py.  Whenever anything is not the common
- * case -- a value of an unexpected Python type, an out-of-range number, a string with lone
- * surrogates, extra keys or kept unknown fields, an unknown field id or a wire type that
- * needs Java's conversions on decode, a layer tag, truncated input, nesting past max_depth
- * -- the functions return None and the glue runs the reference over the whole input, which
- * then gives the result or raises the exact error.  So this file never formats an error.
+ * holds the plans of the beans that are all plain (one layer, no decimal, no beankey keys;
+ * as dicts, or dataclasses with __slots__), compiled by gameserde/zeze/_accel.py.  Whenever
+ * anything is not the common case -- a value of an unexpected Python type, an out-of-range
+ * number, a string with lone surrogates, extra keys or kept unknown fields, an unknown field
+ * id or a wire type that needs Java's conversions on decode, a layer tag, truncated input,
+ * nesting past max_depth
+ * -- decode returns None and a Codec calls its reference, which runs over the whole input
+ * and gives the result or raises the exact error.  So this file never formats an error.
  *
  * Safety: every read is checked against the bytes left; counts are never used to allocate;
  * C recursion is bounded by max_depth (the glue never passes more than MAX_C_DEPTH).
@@ -1364,29 +1365,6 @@ bean_arg(PyObject *program, int bean, int max_depth)
     return 0;
 }
 
-/* encode(program, bean, value, max_depth) -> bytes, or None to leave it to the reference. */
-static PyObject *
-zeze_encode(PyObject *module, PyObject *args)
-{
-    PyObject *program, *value;
-    int bean, max_depth;
-    (void)module;
-    if (!PyArg_ParseTuple(args, "OiOi", &program, &bean, &value, &max_depth)
-            || bean_arg(program, bean, max_depth) < 0)
-        return NULL;
-    Out o = {NULL, 0, 0};
-    int r = enc_bean((Program *)program, bean, value, &o, 0, max_depth);
-    PyObject *result;
-    if (r < 0)
-        result = NULL;
-    else if (r == GIVE_UP)
-        result = Py_NewRef(Py_None);
-    else
-        result = PyBytes_FromStringAndSize((const char *)o.buf, o.len);
-    PyMem_Free(o.buf);
-    return result;
-}
-
 /* decode(program, bean, data, offset, max_depth) -> (value, end), or None. */
 static PyObject *
 zeze_decode(PyObject *module, PyObject *args)
@@ -1531,8 +1509,6 @@ static PyTypeObject CodecType = {
 };
 
 static PyMethodDef methods[] = {
-    {"encode", zeze_encode, METH_VARARGS,
-     "encode(program, bean, value, max_depth) -> bytes, or None to use the reference"},
     {"decode", zeze_decode, METH_VARARGS,
      "decode(program, bean, data, offset, max_depth) -> (value, end), or None"},
     {NULL, NULL, 0, NULL},

@@ -55,35 +55,16 @@ def write_bean(schema: ZezeSchema, bean: str | None, value: Any, w: Writer, *,
                max_depth: int = MAX_DEPTH) -> None:
     """Append the body of ``value`` as the bean ``bean`` to ``w`` (None: the EmptyBean,
     ``00``)."""
-    plan = _plan(schema, bean)
-    if plan is None:
-        w.write_byte(0)
-        return
-    fast = _accel.encode(plans_of(schema), plan, value, max_depth)
-    if fast is not None:
-        w.write_raw(fast)
-        return
-    with recursion_room(_FRAMES_PER_LEVEL * max_depth + 100):
-        Encoder(plans_of(schema), max_depth).bean(plan, value, w, 0)
+    w.write_raw(bean_codec(schema, bean, max_depth=max_depth).encode(value))
 
 
 def read_bean(schema: ZezeSchema, bean: str | None, r: Reader, *,
               max_depth: int = MAX_DEPTH, classes: bool = True) -> Any:
     """Read one bean body ``bean`` at ``r.pos`` (None: the EmptyBean, whose body is skipped
     and read as ``{}``), leaving ``r.pos`` after its end tag."""
-    plan = _plan(schema, bean)
-    if plan is not None and not (classes and plan.cls is not None):
-        view = memoryview(r.data)[:r.end]
-        fast = _accel.decode(plans_of(schema), plan, view, r.pos, max_depth)
-        if fast is not None:
-            r.pos = fast[1]
-            return fast[0]
-    frames = _FRAMES_PER_LEVEL * min(max_depth, 2 * r.remaining + 2) + 100
-    with recursion_room(frames):
-        if plan is None:
-            r.skip_bean(0)
-            return {}
-        return Decoder(plans_of(schema), max_depth, classes).bean(plan, r, 0)
+    codec = bean_codec(schema, bean, max_depth=max_depth, classes=classes)
+    value, r.pos = codec.decode_from(memoryview(r.data)[:r.end], r.pos)
+    return value
 
 
 class BeanCodec:
@@ -116,7 +97,7 @@ class BeanCodec:
         return w.getvalue()
 
     def _decode(self, data: bytes | bytearray | memoryview) -> Any:
-        value, end = self.decode_from(data)
+        value, end = self._decode_from(data, 0)
         if end != len(data):
             raise DecodeError(f"{len(data) - end} bytes follow the bean", offset=end,
                               format="zeze")
@@ -124,6 +105,15 @@ class BeanCodec:
 
     def decode_from(self, data: bytes | bytearray | memoryview,
                     offset: int = 0) -> tuple[Any, int]:
+        if self.plan is not None and not (self.classes and self.plan.cls is not None):
+            fast = _accel.decode(plans_of(self.schema), self.plan, data, offset,
+                                 self.max_depth)
+            if fast is not None:
+                return fast
+        return self._decode_from(data, offset)
+
+    def _decode_from(self, data: bytes | bytearray | memoryview,
+                     offset: int) -> tuple[Any, int]:
         r = Reader(data, offset)
         frames = _FRAMES_PER_LEVEL * min(self.max_depth, 2 * r.remaining + 2) + 100
         with recursion_room(frames):
@@ -161,9 +151,8 @@ def decode_from(schema: ZezeSchema, bean: str | None, data: bytes | bytearray | 
                 classes: bool = True) -> tuple[Any, int]:
     """Decode the bean at ``offset`` as Java does and return it with the offset after it
     (what follows is not read, as in Java)."""
-    r = Reader(data, offset)
-    value = read_bean(schema, bean, r, max_depth=max_depth, classes=classes)
-    return value, r.pos
+    return bean_codec(schema, bean, max_depth=max_depth, classes=classes).decode_from(
+        data, offset)
 
 
 def decode(schema: ZezeSchema, bean: str | None, data: bytes | bytearray | memoryview, *,
