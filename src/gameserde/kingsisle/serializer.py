@@ -9,6 +9,7 @@ what it inflates to) and manual compression.
 
 from __future__ import annotations
 
+import copy
 import struct
 import zlib
 from typing import Any
@@ -140,12 +141,12 @@ class Serializer:
             data = self._inflate(data[pos:], pos) if marker else data[pos:]
         else:
             data = data[pos:]
-        saved = self.flags
-        self.flags = flags
-        try:
-            root = self._object(BitReader(data), 0)
-        finally:
-            self.flags = saved
+        reader = self
+        if flags != self.flags:  # the stream's own flags: read with a copy that has them
+            reader = copy.copy(self)
+            reader.flags = flags
+            reader.skipped = self.skipped
+        root = reader._object(BitReader(data), 0)
         if root is None:
             raise DecodeError("the root object is null", offset=0, format="kingsisle")
         return root
@@ -257,6 +258,10 @@ class Serializer:
             if isinstance(target, Record) and target.kind == "leaf":
                 return self._struct(type_name, r)
             return self._object(r, depth + 1)
+        return self._leaf(type_name, r)
+
+    def _leaf(self, type_name: str, r: BitReader) -> Any:
+        """A value of a leaf type named ``type_name`` (not a struct)."""
         if type_name == "bool":
             return r.read_bool()
         if type_name in _INTS:
@@ -283,7 +288,7 @@ class Serializer:
 
     def _enum_from_text(self, enum: Enum, r: BitReader) -> int:
         start = r.bit_position
-        raw = self._value(None, "std::string", r, 0)
+        raw = self._leaf("std::string", r)
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError:
@@ -305,8 +310,8 @@ class Serializer:
         kind, keys = _STRUCTS[type_name]
         r.align()
         if type_name == "class Matrix3x3":
-            return {k: [self._value(None, kind, r, 0) for _ in range(3)] for k in keys}
-        return {k: self._value(None, kind, r, 0) for k in keys}
+            return {k: [self._leaf(kind, r) for _ in range(3)] for k in keys}
+        return {k: self._leaf(kind, r) for k in keys}
 
     # -- encoding --------------------------------------------------------------------------
 
@@ -400,7 +405,7 @@ class Serializer:
         kind, parts = _struct_parts(type_name, value)
         w.align()
         for part in parts:
-            self._write_value(None, kind, part, w, 0)
+            self._write_leaf(kind, part, w)
 
     def _write_length(self, n: int, w: BitWriter, container: bool) -> None:
         if self.flags & COMPACT_LENGTH_PREFIXES:
@@ -421,7 +426,7 @@ class Serializer:
             if isinstance(target, Enum):
                 number = _enum_value(target, value)
                 if self.flags & HUMAN_READABLE_ENUMS:
-                    self._write_value(None, "std::string", _enum_text(target, number), w, 0)
+                    self._write_leaf("std::string", _enum_text(target, number), w)
                     return
                 w.align()
                 w.write_bits(number, 32)
@@ -431,6 +436,10 @@ class Serializer:
                 return
             self._write_object(value, w, depth + 1)
             return
+        self._write_leaf(type_name, value, w)
+
+    def _write_leaf(self, type_name: str, value: Any, w: BitWriter) -> None:
+        """``value`` as the leaf type named ``type_name`` (not a struct)."""
         if type_name == "bool":
             if not isinstance(value, bool):
                 raise EncodeError(f"a bool must be True or False, not {value!r}",
