@@ -10,8 +10,6 @@ for decoded values and ``bytebuffer.MAX_DEPTH`` for skipped ones).
 from __future__ import annotations
 
 import json
-import sys
-import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -21,13 +19,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gameserde import zeze
-from gameserde.errors import GameserdeError
 from gameserde.zeze import bytebuffer
 from tests.fuzz import hostile
 from tests.fuzz.mutate import KINDS, apply
+from tests.fuzz.test_growth import calls, peak
 
 from . import wire
-from .strategies import PURE, Solution, agree, c_twin, cases
+from .strategies import PURE, Solution, agree, cases
 
 PROPERTY = settings(max_examples=50, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -45,41 +43,6 @@ def decode_error(fn: Callable[[Any], Any]) -> str:
     kind, message = agree(fn)
     assert kind == "error" and message.startswith("DecodeError: "), (kind, message)
     return str(message)
-
-
-def calls(fn: Callable[[], Any]) -> int:
-    """Python and builtin calls ``fn`` makes, on the pure path."""
-    count = 0
-
-    def profile(frame: Any, event: str, arg: Any) -> None:
-        nonlocal count
-        count += event in ("call", "c_call")
-
-    with c_twin(False):
-        sys.setprofile(profile)
-        try:
-            fn()
-        except GameserdeError:
-            pass
-        finally:
-            sys.setprofile(None)
-    return count
-
-
-def peak(fn: Callable[[], Any]) -> int:
-    """The larger tracemalloc peak of ``fn`` with the C twin on and off."""
-    peaks = []
-    for enabled in (True, False):
-        with c_twin(enabled):
-            tracemalloc.start()
-            try:
-                fn()
-            except GameserdeError:
-                pass
-            finally:
-                peaks.append(tracemalloc.get_traced_memory()[1])
-                tracemalloc.stop()
-    return max(peaks)
 
 
 # -- truncations and mutations of generated encodings -------------------------------------------
