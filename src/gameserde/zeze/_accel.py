@@ -20,7 +20,7 @@ from typing import Any
 
 from gameserde._extensions import load_extension, pure_requested
 from gameserde.zeze._javastr import decode_java
-from gameserde.zeze._plan import BeanPlan, Plans, TypePlan
+from gameserde.zeze._plan import IMMUTABLE_KINDS, BeanPlan, Plans, TypePlan
 from gameserde.zeze.values import Dynamic
 
 API_VERSION = 1
@@ -31,7 +31,6 @@ ENABLED = speedups is not None and not pure_requested()
 
 _KINDS = {"bool": 0, "int": 1, "float": 2, "double": 3, "string": 4, "binary": 5, "list": 6,
           "set": 7, "map": 8, "bean": 9, "vector": 10, "vectorint": 11, "dynamic": 12}
-_IMMUTABLE_ZERO = ("bool", "int", "float", "double", "string", "binary", "vector", "vectorint")
 
 
 class _Compiler:
@@ -87,7 +86,7 @@ class _Compiler:
                 members.append((type_id, slot, name))
         if -2 in (elem, key, value, bean):
             return None
-        zero = self.plans.zero(t) if t.kind in _IMMUTABLE_ZERO else None
+        zero = self.plans.zero(t) if t.kind in IMMUTABLE_KINDS else None
         self.types.append((_KINDS[t.kind], t.wire, t.bits, elem, key, value, bean, zero,
                            tuple(members)))
         return len(self.types) - 1
