@@ -15,6 +15,7 @@ import zlib
 from typing import Any
 
 from gameserde._float32 import float32_from_bits, float32_to_bits
+from gameserde._recursion import recursion_room
 from gameserde.errors import DecodeError, EncodeError
 from gameserde.kingsisle.bitbuf import BitReader, BitWriter
 from gameserde.kingsisle.objects import KiObject
@@ -34,6 +35,9 @@ ALL_FLAGS = 0x1F
 MAX_DECOMPRESSED_SIZE = 256 * 1024 * 1024
 """The default cap on an inflated stream: larger declared sizes are refused before
 inflating, and inflating stops there."""
+
+_FRAMES_PER_LEVEL = 4
+"""Python frames one level of objects and lists takes (room is made for recursion_limit)."""
 
 _DEPRECATED = FLAGS["DEPRECATED"]
 _DELTA = FLAGS["DELTA_ENCODE"]
@@ -146,7 +150,8 @@ class Serializer:
             reader = copy.copy(self)
             reader.flags = flags
             reader.skipped = self.skipped
-        root = reader._object(BitReader(data), 0)
+        with recursion_room(_FRAMES_PER_LEVEL * self.recursion_limit + 100):
+            root = reader._object(BitReader(data), 0)
         if root is None:
             raise DecodeError("the root object is null", offset=0, format="kingsisle")
         return root
@@ -321,7 +326,8 @@ class Serializer:
         if obj is None:
             raise EncodeError("the root object must not be null", format="kingsisle")
         w = BitWriter()
-        self._write_object(obj, w, 0)
+        with recursion_room(_FRAMES_PER_LEVEL * self.recursion_limit + 100):
+            self._write_object(obj, w, 0)
         body = w.getvalue()
         out = bytearray()
         if self.flags & STATEFUL_FLAGS:

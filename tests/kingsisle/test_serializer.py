@@ -1,0 +1,42 @@
+"""Serializer limits that katsuba's defaults do not reach: nesting up to a large
+recursion_limit works (no RecursionError), and past it is a DecodeError/EncodeError."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from gameserde.errors import DecodeError, EncodeError
+from gameserde.kingsisle import load_schema, property_hash, string_id
+from gameserde.kingsisle.objects import KiObject
+from gameserde.kingsisle.serializer import Serializer
+
+NODE = string_id("class N")
+SCHEMA = load_schema(json.dumps({"version": 2, "classes": {str(NODE): {
+    "name": "class N", "hash": NODE, "properties": {"m_n": {
+        "type": "class N*", "id": 0, "flags": 31, "pointer": True,
+        "hash": property_hash("class N*", "m_n")}}}}}))
+
+
+def chain(n: int) -> KiObject:
+    obj = None
+    for _ in range(n):
+        obj = KiObject("class N", NODE, {"m_n": obj})
+    assert obj is not None
+    return obj
+
+
+def test_deep_nesting_within_a_large_limit() -> None:
+    ser = Serializer(SCHEMA, recursion_limit=5000)
+    data = ser.encode(chain(3000))
+    assert data == NODE.to_bytes(4, "little") * 3000 + bytes(4)
+    assert ser.encode(ser.decode(data)) == data  # (== on 3000-deep values would recurse)
+
+
+def test_nesting_past_the_limit_is_refused() -> None:
+    data = NODE.to_bytes(4, "little") * 200 + bytes(4)
+    with pytest.raises(DecodeError, match="recursion limit 127"):
+        Serializer(SCHEMA).decode(data)
+    with pytest.raises(EncodeError, match="recursion limit"):
+        Serializer(SCHEMA).encode(chain(200))
