@@ -40,3 +40,29 @@ def test_nesting_past_the_limit_is_refused() -> None:
         Serializer(SCHEMA).decode(data)
     with pytest.raises(EncodeError, match="recursion limit"):
         Serializer(SCHEMA).encode(chain(200))
+
+
+ITEM = string_id("class Item")
+LIST_SCHEMA = load_schema(json.dumps({"version": 2, "classes": {
+    str(NODE): {"name": "class N", "hash": NODE, "properties": {"m_items": {
+        "type": "class Item*", "id": 0, "flags": 31, "pointer": True, "dynamic": True,
+        "hash": property_hash("class Item*", "m_items")}}},
+    str(ITEM): {"name": "class Item", "hash": ITEM, "properties": {"m_name": {
+        "type": "std::string", "id": 0, "flags": 31,
+        "hash": property_hash("std::string", "m_name")}}}}}))
+
+
+@pytest.mark.parametrize("shallow", [True, False])
+def test_errors_name_the_path_of_the_bad_value(shallow: bool) -> None:
+    items = [KiObject("class Item", ITEM, {"m_name": b"ok"}) for _ in range(3)]
+    items[2]["m_name"] = 5
+    ser = Serializer(LIST_SCHEMA, shallow=shallow)
+    with pytest.raises(EncodeError) as encode_error:
+        ser.encode(KiObject("class N", NODE, {"m_items": items}))
+    assert encode_error.value.path == "$.m_items[2].m_name"
+    items[2]["m_name"] = b"fine"
+    data = ser.encode(KiObject("class N", NODE, {"m_items": items}))
+    with pytest.raises(DecodeError) as decode_error:
+        ser.decode(data[:-3])
+    assert decode_error.value.path == "$.m_items[2].m_name"
+    assert "in $.m_items[2].m_name" in str(decode_error.value)

@@ -238,13 +238,25 @@ class Serializer:
         r.bit_position += bits
 
     def _property(self, f: Field, r: BitReader, depth: int) -> Any:
+        """The value of property ``f``; an error on the way names its path."""
         type_name = str(f.attributes["type_name"])
-        if isinstance(f.type, List):
+        try:
+            if not isinstance(f.type, List):
+                return self._value(f.type, type_name, r, depth)
             n = self._length(r, container=True)
             if depth + 1 >= self.recursion_limit:
                 raise _fail("lists nest deeper than the recursion limit", r)
-            return [self._value(f.type.element, type_name, r, depth + 1) for _ in range(n)]
-        return self._value(f.type, type_name, r, depth)
+            items: list[Any] = []
+            try:
+                for _ in range(n):
+                    items.append(self._value(f.type.element, type_name, r, depth + 1))
+            except DecodeError as e:
+                e.add_parent(f"[{len(items)}]")
+                raise
+            return items
+        except DecodeError as e:
+            e.add_parent(f".{f.name}")
+            raise
 
     def _length(self, r: BitReader, container: bool) -> int:
         if self.flags & COMPACT_LENGTH_PREFIXES:
@@ -396,16 +408,25 @@ class Serializer:
         w.buf[size_at:size_at + 4] = (w.bit_position - start).to_bytes(4, "little")
 
     def _write_property(self, f: Field, value: Any, w: BitWriter, depth: int) -> None:
+        """``value`` as property ``f``; an error on the way names its path."""
         type_name = str(f.attributes["type_name"])
-        if isinstance(f.type, List):
+        try:
+            if not isinstance(f.type, List):
+                self._write_value(f.type, type_name, value, w, depth)
+                return
             if not isinstance(value, list | tuple):
-                raise EncodeError(f"{f.name} is a list, not {type(value).__name__}",
+                raise EncodeError(f"a list must be a list or tuple, not {type(value).__name__}",
                                   format="kingsisle")
             self._write_length(len(value), w, container=True)
-            for item in value:
-                self._write_value(f.type.element, type_name, item, w, depth + 1)
-            return
-        self._write_value(f.type, type_name, value, w, depth)
+            for index, item in enumerate(value):
+                try:
+                    self._write_value(f.type.element, type_name, item, w, depth + 1)
+                except EncodeError as e:
+                    e.add_parent(f"[{index}]")
+                    raise
+        except EncodeError as e:
+            e.add_parent(f".{f.name}")
+            raise
 
     def _write_struct(self, type_name: str, value: Any, w: BitWriter) -> None:
         kind, parts = _struct_parts(type_name, value)
