@@ -12,9 +12,9 @@ their paths' common parts, and a path step names a long or composite key briefly
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass
 from typing import Any
 
+from gameserde._bytemap import PATH_WIDTH, TYPE_WIDTH, Path, Region, render
 from gameserde._recursion import recursion_room
 from gameserde.errors import DecodeError, path_key
 from gameserde.godot import types as gt
@@ -22,58 +22,13 @@ from gameserde.godot.decoder import make_reader
 from gameserde.godot.profiles import MAX_DEPTH, Profile, check_max_depth, get_profile
 from gameserde.godot.types import VariantType as T
 
+__all__ = ["KEY_STEP_LIMIT", "PATH_WIDTH", "TYPE_WIDTH", "Path", "Region", "regions", "render"]
+
 _u32 = struct.Struct("<I").unpack_from
 
 KEY_STEP_LIMIT = 40
 """Longest path step a key gets; a longer key is cut, and an Array or Dictionary key is named
 by its entry's index (``[<value 3>]``): its own rows sit under ``[<key 3>]``."""
-
-PATH_WIDTH, TYPE_WIDTH = 40, 28
-"""Widest path and type columns :func:`render` prints: longer ones are shortened to fit."""
-
-
-class Path:
-    """A value's path as a chain of steps: every path shares its parent's steps."""
-
-    __slots__ = ("length", "parent", "step")
-
-    def __init__(self, parent: Path | None, step: str) -> None:
-        self.parent = parent
-        self.step = step
-        self.length: int = len(step) + (parent.length if parent is not None else 0)
-
-    def tail(self, limit: int) -> str:
-        """The last ``limit`` characters (all when the path is that short)."""
-        steps: list[str] = []
-        size = 0
-        node: Path | None = self
-        while node is not None and size < limit:
-            steps.append(node.step)
-            size += len(node.step)
-            node = node.parent
-        text = "".join(reversed(steps))
-        return text[-limit:] if limit else ""
-
-    def __str__(self) -> str:
-        return self.tail(self.length)
-
-    def __repr__(self) -> str:
-        return f"Path({str(self)!r})"
-
-
-@dataclass(frozen=True)
-class Region:
-    offset: int
-    size: int
-    where: Path
-    type: str
-    note: str
-
-    @property
-    def path(self) -> str:
-        """The value's path, as in error messages: ``$[1]["pos"]``."""
-        return str(self.where)
-
 
 _COMPOSITE: Any = object()  # what walk() gives for an Array or Dictionary instead of a value
 
@@ -189,32 +144,3 @@ def _type_name(value: Any) -> str:
 def _short(value: Any, limit: int = 60) -> str:
     text = repr(value)
     return text if len(text) <= limit else text[:limit - 3] + "..."
-
-
-def _fit(text: str, width: int) -> str:
-    return text if len(text) <= width else text[:width - 3] + "..."
-
-
-def render(data: Any, rows: list[Region], *, width: int = 16) -> str:
-    """Text table: offset, up to ``width`` bytes in hex, path, type and value.
-
-    The columns stay aligned: the path and type columns are as wide as their longest entry,
-    up to ``PATH_WIDTH`` and ``TYPE_WIDTH``; a longer path shows its end after ``...``, a
-    longer type its start.
-    """
-    buf = memoryview(data).cast("B")
-    path_width = min(max([4, *(r.where.length for r in rows)]), PATH_WIDTH)
-    type_width = min(max([4, *(len(r.type) for r in rows)]), TYPE_WIDTH)
-    lines = [f"{'offset':<10} {'bytes':<{width * 3}} {'path':<{path_width}} "
-             f"{'type':<{type_width}} value"]
-    for r in rows:
-        chunk = bytes(buf[r.offset:r.offset + min(r.size, width + 1)])
-        hexes = " ".join(f"{b:02x}" for b in chunk[:width])
-        if len(chunk) > width:
-            hexes = hexes[:width * 3 - 4] + " ..."
-        path = r.where
-        shown = (str(path) if path.length <= path_width
-                 else "..." + path.tail(path_width - 3))
-        lines.append(f"0x{r.offset:08x} {hexes:<{width * 3}} {shown:<{path_width}} "
-                     f"{_fit(r.type, type_width):<{type_width}} {r.note}".rstrip())
-    return "\n".join(lines)

@@ -21,9 +21,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from gameserde._bytemap import Path, Region, render
 from gameserde._recursion import recursion_room
 from gameserde.errors import DecodeError
-from gameserde.godot.inspect import Path, Region, render
 from gameserde.schema.model import Bytes, Field, List, Map, Record, Ref, Set, String, Type, Union
 from gameserde.zeze.bytebuffer import (
     BEAN,
