@@ -117,3 +117,13 @@ def test_unknown_types_are_mapped_as_skipped() -> None:
     rows = stream_map(hidden, Serializer(SCHEMA, shallow=False, skip_unknown_types=True)).rows
     assert [r.note for r in rows if r.type == "type hash"][1].endswith("(unknown class)")
     assert any(r.type == "skipped" for r in rows)
+
+
+def test_a_stream_inside_other_bytes_is_mapped_with_their_offsets() -> None:
+    ser = Serializer(SCHEMA, flags=1, shallow=False)
+    data = b"BINd" + ser.encode(ROOT)
+    rows = stream_map(data, ser, offset=4).rows
+    assert (rows[0].offset, rows[0].type, rows[1].offset) == (4, "flags", 8)
+    assert stream_map(data[:6], ser, offset=4).rows[-1].offset == 4
+    with pytest.raises(ValueError, match="outside"):
+        stream_map(data, ser, offset=len(data) + 1)

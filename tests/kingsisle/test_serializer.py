@@ -66,3 +66,16 @@ def test_errors_name_the_path_of_the_bad_value(shallow: bool) -> None:
         ser.decode(data[:-3])
     assert decode_error.value.path == "$.m_items[2].m_name"
     assert "in $.m_items[2].m_name" in str(decode_error.value)
+
+
+def test_the_verbs_are_the_serializer_with_options() -> None:
+    from gameserde import kingsisle
+
+    value = KiObject("class N", NODE, {"m_items": [
+        KiObject("class Item", ITEM, {"m_name": b"x"})]})
+    data = kingsisle.encode(value, LIST_SCHEMA, shallow=False, flags=kingsisle.STATEFUL_FLAGS)
+    assert data == Serializer(LIST_SCHEMA, shallow=False, flags=1).encode(value)
+    assert kingsisle.decode(data, LIST_SCHEMA, shallow=False, flags=1) == value
+    kingsisle.verify(data, LIST_SCHEMA, shallow=False, flags=1)
+    with pytest.raises(DecodeError):
+        kingsisle.verify(data[:-1], LIST_SCHEMA, shallow=False, flags=1)

@@ -1,9 +1,45 @@
-"""KingsIsle ObjectProperty (Wizard101, Pirate101): the name hashes, the bit buffer and the
-type lists the format is built on (the codec follows)."""
+"""KingsIsle ObjectProperty (Wizard101, Pirate101): type lists, the name hashes, the bit
+buffer, the binary serializer in every mode and flag, and a bit map of streams, exact with
+katsuba."""
 
 from gameserde.kingsisle.bitbuf import BitReader, BitWriter
+from gameserde.kingsisle.codec import decode, encode, verify
 from gameserde.kingsisle.hashes import djb2, property_hash, string_id, type_hash
+from gameserde.kingsisle.inspect import StreamMap, stream_map
+from gameserde.kingsisle.objects import KiObject
+from gameserde.kingsisle.serializer import (
+    ALL_FLAGS,
+    COMPACT_LENGTH_PREFIXES,
+    FORBID_DELTA_ENCODE,
+    HUMAN_READABLE_ENUMS,
+    MAX_DECOMPRESSED_SIZE,
+    STATEFUL_FLAGS,
+    WITH_COMPRESSION,
+    Serializer,
+)
 from gameserde.kingsisle.typelist import KiSchema, load_schema
 
-__all__ = ["BitReader", "BitWriter", "KiSchema", "djb2", "load_schema", "property_hash",
-           "string_id", "type_hash"]
+__all__ = [
+    "ALL_FLAGS",
+    "COMPACT_LENGTH_PREFIXES",
+    "FORBID_DELTA_ENCODE",
+    "HUMAN_READABLE_ENUMS",
+    "MAX_DECOMPRESSED_SIZE",
+    "STATEFUL_FLAGS",
+    "WITH_COMPRESSION",
+    "BitReader",
+    "BitWriter",
+    "KiObject",
+    "KiSchema",
+    "Serializer",
+    "StreamMap",
+    "decode",
+    "djb2",
+    "encode",
+    "load_schema",
+    "property_hash",
+    "stream_map",
+    "string_id",
+    "type_hash",
+    "verify",
+]

@@ -72,13 +72,17 @@ class StreamMap:
                            for s in self.sections)
 
 
-def stream_map(data: bytes | bytearray | memoryview, serializer: Serializer) -> StreamMap:
-    """The map of ``data`` as ``serializer`` (its flags, mode, mask...) reads it."""
+def stream_map(data: bytes | bytearray | memoryview, serializer: Serializer, *,
+               offset: int = 0) -> StreamMap:
+    """The map of the stream at ``offset`` in ``data`` as ``serializer`` (its flags, mode,
+    mask...) reads it; rows give offsets in ``data``."""
     raw = bytes(data)
+    if not 0 <= offset <= len(raw):
+        raise ValueError(f"offset {offset} is outside the {len(raw)} bytes of input")
     sections = [Section("stream", raw)]
     root = Path(None, "$")
     try:
-        flags, body, start = _framing(raw, serializer, sections)
+        flags, body, start = _framing(raw, offset, serializer, sections)
         mapper = _Mapper(serializer, flags, root)
         reader = _Recorder(body, 8 * start, mapper.raw_row)
         mapper.section = sections[-1]
@@ -91,7 +95,8 @@ def stream_map(data: bytes | bytearray | memoryview, serializer: Serializer) -> 
             sections[-1].rows.append(Region(end, len(body) - end, root, "trailing",
                                             f"{len(body) - end} bytes after the root object"))
     except DecodeError as e:
-        _error(sections[-1], e.offset or 0, Path(None, e.path), e.message)
+        at = e.offset if e.offset is not None else offset
+        _error(sections[-1], at, Path(None, e.path), e.message)
     except RecursionError:
         _error(sections[-1], 0, root, "objects nest too deeply for this Python stack")
     return StreamMap(sections)
@@ -102,22 +107,23 @@ def _error(section: Section, offset: int, where: Path, message: str) -> None:
     section.rows.append(Region(at, len(section.data) - at, where, "ERROR", message))
 
 
-def _framing(data: bytes, ser: Serializer,
+def _framing(data: bytes, pos: int, ser: Serializer,
              sections: list[Section]) -> tuple[int, bytes, int]:
-    """Rows for the layers around the body: the flags in force, the bytes holding the body
-    and where in them it starts."""
+    """Rows for the layers around the body of the stream at ``pos``: the flags in force, the
+    bytes holding the body and where in them it starts."""
     root = Path(None, "$")
     if ser.manual_compression:
-        data = _zlib_rows(data, 0, ser, sections, "manually compressed stream")
+        data, pos = _zlib_rows(data[pos:], pos, ser, sections, "manually compressed stream"), 0
     rows = sections[-1].rows
-    flags, pos = ser.flags, 0
+    flags = ser.flags
     if flags & STATEFUL_FLAGS:
-        if len(data) < 4:
-            raise DecodeError("the stream's flags word needs 4 bytes", offset=0,
+        if len(data) - pos < 4:
+            raise DecodeError("the stream's flags word needs 4 bytes", offset=pos,
                               format="kingsisle")
-        flags, pos = int.from_bytes(data[:4], "little") & ALL_FLAGS, 4
+        flags = int.from_bytes(data[pos:pos + 4], "little") & ALL_FLAGS
         names = "|".join(n for i, n in enumerate(_FLAG_NAMES) if flags >> i & 1) or "none"
-        rows.append(Region(0, 4, root, "flags", f"0x{flags:x} ({names})"))
+        rows.append(Region(pos, 4, root, "flags", f"0x{flags:x} ({names})"))
+        pos += 4
     if not flags & WITH_COMPRESSION:
         return flags, data, pos
     if len(data) <= pos:
