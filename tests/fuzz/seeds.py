@@ -319,6 +319,7 @@ SEEDS: dict[str, Callable[[], list[bytes]]] = {
     "zeze.from_json": zeze_from_json,
     "kingsisle.load_schema": kingsisle_load_schema,
     "kingsisle.decode": kingsisle_decode,
+    "kingsisle.inspect": kingsisle_decode,
     "cli": cli,
     "cli.zeze": cli_zeze,
 }

@@ -650,6 +650,35 @@ def kingsisle_decode(data: bytes) -> None:
         check_weight("kingsisle.encode of a decoded object", len(out), len(body))
 
 
+def kingsisle_inspect(data: bytes) -> None:
+    """``kingsisle.stream_map`` (byte 0 picks the serializer as in ``kingsisle.decode``):
+    never raises, its rows follow each other in every section, it ends in an ERROR row
+    exactly when ``decode`` fails, and its text stays linear in the input."""
+    from gameserde.kingsisle.inspect import stream_map
+
+    if not data:
+        return
+    serializers = kingsisle_serializers()
+    ser = serializers[data[0] % len(serializers)]
+    body = data[1:]
+    kind, m = outcome("kingsisle.inspect", lambda: stream_map(body, ser))
+    if kind != "ok":
+        raise Finding("invariant", f"kingsisle.inspect raised {m}", "kingsisle.inspect raises")
+    for section in m.sections:
+        end = 0
+        for row in section.rows:
+            start = 8 * row.offset + row.bit
+            if start < end:
+                raise Finding("invariant", f"kingsisle.inspect row at {row.offset} overlaps",
+                              "kingsisle.inspect rows overlap")
+            end = start + (row.bits if row.bits is not None else 8 * row.size)
+    failed = outcome("kingsisle.decode", lambda: ser.decode(body))[0] != "ok"
+    if failed != (m.rows[-1].type == "ERROR" if m.rows else False):
+        raise Finding("invariant", f"kingsisle.inspect and decode disagree (decode failed: "
+                      f"{failed})", "kingsisle.inspect disagrees with decode")
+    check_weight("kingsisle.inspect", len(m.render()), len(body), factor=4096)
+
+
 # ---------------------------------------------------------------------------------------------
 # The CLI
 
@@ -811,6 +840,7 @@ TARGETS: dict[str, Callable[[bytes], None]] = {
     "zeze.from_json": zeze_from_json,
     "kingsisle.load_schema": kingsisle_load_schema,
     "kingsisle.decode": kingsisle_decode,
+    "kingsisle.inspect": kingsisle_inspect,
     "cli": cli,
     "cli.zeze": cli_zeze,
 }

@@ -13,7 +13,9 @@ from gameserde.kingsisle import load_schema, property_hash, string_id
 from gameserde.kingsisle.inspect import StreamMap, stream_map
 from gameserde.kingsisle.objects import KiObject
 from gameserde.kingsisle.serializer import Serializer
+from tests.fuzz.test_growth import assert_flat, assert_linear
 from tests.kingsisle.test_katsuba_serializer import SCHEMA, root
+from tests.kingsisle.test_serializer import ITEM, LIST_SCHEMA, NODE
 
 ROOT = root(random.Random(5), big=True)
 
@@ -127,3 +129,28 @@ def test_a_stream_inside_other_bytes_is_mapped_with_their_offsets() -> None:
     assert stream_map(data[:6], ser, offset=4).rows[-1].offset == 4
     with pytest.raises(ValueError, match="outside"):
         stream_map(data, ser, offset=len(data) + 1)
+
+
+def test_a_null_root_is_an_error_row_after_its_type_hash() -> None:
+    rows = stream_map(bytes(4), Serializer(SCHEMA)).rows
+    assert [(r.offset, r.type, r.note) for r in rows] == [
+        (0, "type hash", "0 (null)"), (4, "ERROR", "the root object is null")]
+
+
+def items(n: int, shallow: bool) -> bytes:
+    return Serializer(LIST_SCHEMA, shallow=shallow).encode(KiObject("class N", NODE, {
+        "m_items": [KiObject("class Item", ITEM, {"m_name": b"x" * (i % 5)})
+                    for i in range(n)]}))
+
+
+@pytest.mark.parametrize("shallow", [True, False])
+def test_the_map_grows_linearly(shallow: bool) -> None:
+    ser = Serializer(LIST_SCHEMA, shallow=shallow)
+    assert_linear(lambda n: items(n, shallow), lambda d: stream_map(d, ser).render(),
+                  (200, 400, 800))
+
+
+def test_claimed_lengths_cost_nothing() -> None:
+    ser = Serializer(LIST_SCHEMA)
+    assert_flat(lambda n: NODE.to_bytes(4, "little") + n.to_bytes(4, "little") + bytes(64),
+                lambda d: stream_map(d, ser).render(), (1 << 10, 1 << 20, (1 << 32) - 1))

@@ -88,10 +88,10 @@ def stream_map(data: bytes | bytearray | memoryview, serializer: Serializer, *,
         mapper.section = sections[-1]
         with recursion_room(_FRAMES_PER_LEVEL * serializer.recursion_limit + 100):
             obj = mapper._object(reader, 0)
-        if obj is None:
-            raise DecodeError("the root object is null", offset=start, format="kingsisle")
         end = (reader.bit_position + 7) >> 3
-        if end < len(body):
+        if obj is None:  # the row after the null type hash says so
+            _error(sections[-1], end, root, "the root object is null")
+        elif end < len(body):
             sections[-1].rows.append(Region(end, len(body) - end, root, "trailing",
                                             f"{len(body) - end} bytes after the root object"))
     except DecodeError as e:
