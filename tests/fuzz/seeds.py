@@ -296,6 +296,24 @@ def kingsisle_decode() -> list[bytes]:
     return out
 
 
+def kingsisle_from_xml() -> list[bytes]:
+    """The XML of the synthetic objects of ``kingsisle.decode``'s seeds, and small documents in
+    the other forms the reader takes."""
+    from gameserde.kingsisle import to_xml
+
+    ser = targets.kingsisle_serializers()[0]
+    out = [to_xml(ser.decode(seed[1:]), ser.schema).encode()
+           for seed in kingsisle_decode() if seed[0] == 0]
+    root = '<Objects><Class Name="class Root">{}</Class></Objects>'
+    out += [root.format(body).encode() for body in (
+        '<m_bool>true</m_bool><m_float>nan(0x7fa00001)</m_float><m_bits>B_ONE|B_TWO</m_bits>',
+        '<m_str encoding="hex">ff00</m_str><m_wstr encoding="hex">d800</m_wstr><m_ints/>',
+        '<m_pos>1,2,3</m_pos><m_kind>K_B</m_kind><m_kinds key="0">7</m_kinds>',
+        '<m_items key="0">0</m_items><m_items key="1"><Class Name="class Item"><m_id>1</m_id>'
+        "</Class></m_items><m_child><Class Name='class Item'/></m_child>")]
+    return out
+
+
 SEEDS: dict[str, Callable[[], list[bytes]]] = {
     "godot.decode": godot_decode,
     "godot.framings": godot_framings,
@@ -320,6 +338,7 @@ SEEDS: dict[str, Callable[[], list[bytes]]] = {
     "kingsisle.load_schema": kingsisle_load_schema,
     "kingsisle.decode": kingsisle_decode,
     "kingsisle.inspect": kingsisle_decode,
+    "kingsisle.from_xml": kingsisle_from_xml,
     "cli": cli,
     "cli.zeze": cli_zeze,
 }

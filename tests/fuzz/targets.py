@@ -679,6 +679,31 @@ def kingsisle_inspect(data: bytes) -> None:
     check_weight("kingsisle.inspect", len(m.render()), len(body), factor=4096)
 
 
+def kingsisle_from_xml(data: bytes) -> None:
+    """``gameserde.kingsisle.from_xml`` over the synthetic type list (recursion limit 16):
+    DecodeError only; an object read is written back by ``to_xml`` (never refused), in a size
+    linear in the input, to text that reads and writes as the same text again."""
+    from gameserde.kingsisle import from_xml, to_xml
+
+    schema = kingsisle_serializers()[0].schema
+    kind, obj = outcome("kingsisle.from_xml",
+                        lambda: from_xml(data, schema, recursion_limit=16))
+    if kind != "ok":
+        return
+    _repr(obj, len(data), "kingsisle.from_xml")
+    kind, text = outcome("kingsisle.to_xml of a read object",
+                         lambda: to_xml(obj, schema, recursion_limit=16))
+    if kind != "ok":
+        raise Finding("invariant", f"kingsisle.to_xml of a read object failed: {text}",
+                      "kingsisle.to_xml refuses a read object")
+    check_weight("kingsisle.to_xml of a read object", len(text), len(data))
+    kind, again = outcome("kingsisle.from_xml of to_xml", lambda: to_xml(
+        from_xml(text, schema, recursion_limit=16), schema, recursion_limit=16))
+    if again != text:
+        raise Finding("invariant", f"kingsisle XML does not read back as itself: {again!r:.200}",
+                      "kingsisle.from_xml(to_xml(x)) differs")
+
+
 # ---------------------------------------------------------------------------------------------
 # The CLI
 
@@ -841,6 +866,7 @@ TARGETS: dict[str, Callable[[bytes], None]] = {
     "kingsisle.load_schema": kingsisle_load_schema,
     "kingsisle.decode": kingsisle_decode,
     "kingsisle.inspect": kingsisle_inspect,
+    "kingsisle.from_xml": kingsisle_from_xml,
     "cli": cli,
     "cli.zeze": cli_zeze,
 }

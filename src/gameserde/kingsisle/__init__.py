@@ -1,6 +1,6 @@
 """KingsIsle ObjectProperty (Wizard101, Pirate101): type lists, the name hashes, the bit
 buffer, the binary serializer in every mode and flag, and a bit map of streams, exact with
-katsuba."""
+katsuba; the XML debug form as libki writes it."""
 
 from gameserde.kingsisle.bitbuf import BitReader, BitWriter
 from gameserde.kingsisle.codec import decode, encode, verify
@@ -18,6 +18,7 @@ from gameserde.kingsisle.serializer import (
     Serializer,
 )
 from gameserde.kingsisle.typelist import KiSchema, load_schema
+from gameserde.kingsisle.xmltext import from_xml, to_xml
 
 __all__ = [
     "ALL_FLAGS",
@@ -36,10 +37,12 @@ __all__ = [
     "decode",
     "djb2",
     "encode",
+    "from_xml",
     "load_schema",
     "property_hash",
     "stream_map",
     "string_id",
+    "to_xml",
     "type_hash",
     "verify",
 ]
