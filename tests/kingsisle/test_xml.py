@@ -6,9 +6,11 @@ the text."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import struct
 from typing import Any
+from xml.etree import ElementTree
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -131,6 +133,7 @@ def encoded(ser: Serializer, obj: KiObject) -> bytes | str:
 @given(ROOTS)
 def test_round_trip_gives_the_object_and_the_bytes_back(root: KiObject) -> None:
     text = to_xml(root, SCHEMA)
+    ElementTree.fromstring(text)  # well-formed for another reader too
     back = from_xml(text, SCHEMA)
     assert same(back, root)
     assert same(from_xml(text.encode("utf-8"), SCHEMA), root)
@@ -410,6 +413,24 @@ def test_bad_documents(text: str, path: str, line: int | None, message: str) -> 
     assert e.offset is not None
     if line is not None:
         assert e.message.startswith(f"line {line}:")
+
+
+def test_truncations_and_byte_flips() -> None:
+    """Every prefix of a document fails with DecodeError; every byte of it replaced by a
+    character that matters to XML gives an object or a DecodeError, nothing else."""
+    text = to_xml(KiObject("class Root", ROOT, {
+        "m_str": b"a\xff", "m_kind": 7, "m_pos": {"x": 1.0, "y": 2.0, "z": 3.0},
+        "m_items": [item(1), None], "m_child": item(2, b"<&>")}), SCHEMA).encode()
+    for n in range(len(text) - 2):  # the last two bytes are the closing line ends
+        with pytest.raises(DecodeError):
+            from_xml(text[:n], SCHEMA)
+    read = 0
+    for n in range(len(text)):
+        for byte in b"<>&\"'=/ 0x\xff":
+            with contextlib.suppress(DecodeError):
+                read += isinstance(from_xml(text[:n] + bytes([byte]) + text[n + 1:], SCHEMA),
+                                   KiObject)
+    assert read > 0  # (blanks between elements, digits, string text)
 
 
 def test_bad_input_text() -> None:

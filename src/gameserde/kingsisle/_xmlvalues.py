@@ -18,13 +18,13 @@ from gameserde.errors import EncodeError
 from gameserde.kingsisle.serializer import _INTS, _STRUCTS, _enum_value, _int_in, _struct_parts
 from gameserde.schema.model import Enum
 
-__all__ = ["TextError", "attribute", "enum_text", "leaf_text", "parse_enum", "parse_leaf",
-           "parse_struct", "struct_text"]
+__all__ = ["NOT_XML", "WHITESPACE", "TextError", "attribute", "enum_text", "leaf_text",
+           "parse_enum", "parse_leaf", "parse_struct", "struct_text"]
 
 _D = struct.Struct("<d")
 _Q = struct.Struct("<Q")
 
-_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 """A character XML 1.0 cannot hold, not even as a character reference."""
 
 _ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", "'": "&apos;",
@@ -39,7 +39,8 @@ _DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)
 _NAN_BITS = re.compile(r"nan\(0x([0-9a-fA-F]{1,16})\)\Z")
 _HEX = re.compile(r"(?:[0-9a-fA-F]{2})*\Z")
 _SEPARATORS = re.compile(r"[\s,]+")
-_WHITESPACE = " \t\r\n"
+WHITESPACE = " \t\r\n"
+"""The blanks XML allows around values."""
 _BOOLS = {"1": True, "0": False, "true": True, "false": False}
 _INFINITIES = {"inf": 1, "+inf": 1, "infinity": 1, "+infinity": 1, "-inf": -1,
                "-infinity": -1}
@@ -88,14 +89,14 @@ def leaf_text(type_name: str, value: Any) -> tuple[str, bool]:
             text = data.decode("utf-8")
         except UnicodeDecodeError:
             return data.hex(), True
-        if _NOT_XML.search(text):
+        if NOT_XML.search(text):
             return data.hex(), True
         return text.translate(_ESCAPES), False
     if type_name == "std::wstring":
         if not isinstance(value, str):
             raise EncodeError(f"a std::wstring must be a str, not {value!r}",
                               format="kingsisle")
-        if _NOT_XML.search(value):  # lone surrogates, control characters
+        if NOT_XML.search(value):  # lone surrogates, control characters
             return value.encode("utf-16-be", "surrogatepass").hex(), True
         return value.translate(_ESCAPES), False
     raise EncodeError(f"{type_name} is not a type the codec knows", format="kingsisle")
@@ -143,8 +144,8 @@ def enum_text(enum: Enum, value: Any) -> str:
 def _usable(name: str, bit_flags: bool) -> bool:
     """Whether ``name`` reads back as itself: not a number, no blanks at its ends, no ``|``
     in a bit-flag enum, no character XML cannot hold."""
-    return (bool(name) and name.strip(_WHITESPACE) == name and not _INT.match(name)
-            and not (bit_flags and "|" in name) and not _NOT_XML.search(name))
+    return (bool(name) and name.strip(WHITESPACE) == name and not _INT.match(name)
+            and not (bit_flags and "|" in name) and not NOT_XML.search(name))
 
 
 def struct_text(type_name: str, value: Any) -> str:
@@ -167,7 +168,7 @@ def parse_leaf(type_name: str, text: str, hexed: bool) -> Any:
             data = _unhex(text, 4, "a std::wstring")
             return data.decode("utf-16-be", "surrogatepass")
         return text
-    word = text.strip(_WHITESPACE)
+    word = text.strip(WHITESPACE)
     if type_name == "bool":
         if word not in _BOOLS:
             raise TextError(f"{_show(word)} is not a bool (1, 0, true or false)")
@@ -181,7 +182,7 @@ def parse_leaf(type_name: str, text: str, hexed: bool) -> Any:
 
 
 def _unhex(text: str, width: int, what: str) -> bytes:
-    word = text.strip(_WHITESPACE)
+    word = text.strip(WHITESPACE)
     if not _HEX.match(word) or len(word) % width:
         raise TextError(f"the hexadecimal form of {what} has {width} hex digits per unit, "
                         f"not {_show(word)}")
@@ -231,10 +232,10 @@ def _float_from_bits(bits: int, raw: int) -> float:
 def parse_enum(enum: Enum, text: str) -> int:
     """An enum written as a decimal number or option names (``A|B`` for bit flags; empty is
     0 there, as in the binary form's human-readable enums)."""
-    word = text.strip(_WHITESPACE)
+    word = text.strip(WHITESPACE)
     if _INT.match(word):
         return _parse_int(word, 32, False, enum.name)
-    names = [n.strip(_WHITESPACE) for n in word.split("|")] if enum.bit_flags else [word]
+    names = [n.strip(WHITESPACE) for n in word.split("|")] if enum.bit_flags else [word]
     value = 0
     for name in names:
         if enum.bit_flags and not name:
@@ -248,7 +249,7 @@ def parse_enum(enum: Enum, text: str) -> int:
 def parse_struct(type_name: str, text: str) -> dict[str, Any]:
     """A leaf struct from its components in wire order, separated by blanks or commas."""
     kind, keys = _STRUCTS[type_name]
-    words = [w for w in _SEPARATORS.split(text.strip(_WHITESPACE)) if w]
+    words = [w for w in _SEPARATORS.split(text.strip(WHITESPACE)) if w]
     count = 9 if type_name == "class Matrix3x3" else len(keys)
     if len(words) != count:
         raise TextError(f"a {type_name} has {count} numbers ({', '.join(keys)}), not "

@@ -47,6 +47,8 @@ from xml.parsers import expat
 from gameserde._recursion import recursion_room
 from gameserde.errors import DecodeError, EncodeError, path_key
 from gameserde.kingsisle._xmlvalues import (
+    NOT_XML,
+    WHITESPACE,
     TextError,
     attribute,
     enum_text,
@@ -64,25 +66,25 @@ __all__ = ["from_xml", "to_xml"]
 
 _DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>\n'
 _FRAMES_PER_LEVEL = 4
-_WHITESPACE = " \t\r\n"
 
 _NAME_START = ("A-Z_a-z:\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u02ff\u0370-\u037d\u037f-\u1fff"
                "\u200c\u200d\u2070-\u218f\u2c00-\u2fef\u3001-\ud7ff\uf900-\ufdcf\ufdf0-\ufffd"
                "\U00010000-\U000effff")
 _XML_NAME = re.compile(f"[{_NAME_START}][{_NAME_START}\\-.0-9\u00b7\u0300-\u036f"
                        f"\u203f\u2040]*\\Z")
-_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
 @dataclass(frozen=True, slots=True)
 class _Plan:
     """How one property reads and writes: its name, whether it is a list, its kind
-    (``object``, ``enum``, ``struct`` or ``leaf``) and the enum or the type name."""
+    (``object``, ``enum``, ``struct`` or ``leaf``), the enum or the type name, and whether
+    the name can be an element's."""
 
     name: str
     dynamic: bool
     kind: str
     detail: Any
+    xml_name: bool
 
 
 def _plans(schema: KiSchema, cls: Record, cache: dict[str, dict[str, _Plan]]
@@ -94,17 +96,19 @@ def _plans(schema: KiSchema, cls: Record, cache: dict[str, dict[str, _Plan]]
 
 
 def _plan(schema: KiSchema, f: Field) -> _Plan:
-    dynamic = isinstance(f.type, List)
     t = f.type.element if isinstance(f.type, List) else f.type
-    type_name = str(f.attributes["type_name"])
+    detail: Any = str(f.attributes["type_name"])
+    kind = "leaf"
     if isinstance(t, Ref):
         target = schema.model.types[t.name]
         if isinstance(target, Enum):
-            return _Plan(f.name, dynamic, "enum", target)
-        if isinstance(target, Record) and target.kind == "leaf":
-            return _Plan(f.name, dynamic, "struct", type_name)
-        return _Plan(f.name, dynamic, "object", None)
-    return _Plan(f.name, dynamic, "leaf", type_name)
+            kind, detail = "enum", target
+        elif isinstance(target, Record) and target.kind == "leaf":
+            kind = "struct"
+        else:
+            kind, detail = "object", None
+    return _Plan(f.name, isinstance(f.type, List), kind, detail,
+                 _XML_NAME.match(f.name) is not None)
 
 
 # -- writing -------------------------------------------------------------------------------
@@ -144,7 +148,7 @@ class _Writer:
         if cls is None:
             raise EncodeError(f"no class of the type list has the type hash {obj.type_hash}",
                               format="kingsisle")
-        if _NOT_XML.search(cls.name):
+        if NOT_XML.search(cls.name):
             raise EncodeError(f"the class name {cls.name!r} holds a character XML cannot "
                               "carry", format="kingsisle")
         plans = _plans(self.schema, cls, self.cache)
@@ -157,7 +161,7 @@ class _Writer:
             if name not in obj:
                 continue
             try:
-                if not _XML_NAME.match(name):
+                if not plan.xml_name:
                     raise EncodeError(f"the property name {name!r} is not an XML name",
                                       format="kingsisle")
                 self.property(plan, obj[name], indent + 1, depth)
@@ -416,8 +420,8 @@ class _Reader:
         top = self.stack[-1] if self.stack else None
         if isinstance(top, _ValueFrame):
             top.text.append(data)
-        elif data.strip(_WHITESPACE):
-            raise self.fail(f"text {_short(data.strip(_WHITESPACE))!r} stands outside a "
+        elif data.strip(WHITESPACE):
+            raise self.fail(f"text {_short(data.strip(WHITESPACE))!r} stands outside a "
                             "property's element")
 
     def end(self, tag: str) -> None:
@@ -448,17 +452,17 @@ class _Reader:
         plan = frame.plan
         text = "".join(frame.text)
         if plan.dynamic and frame.index < 0:  # the empty list
-            if text.strip(_WHITESPACE):
+            if text.strip(WHITESPACE):
                 raise self.fail(f"the empty list element of {plan.name} holds text; list "
                                 "elements take a key", frame.line, frame.offset)
             return None
         if plan.kind == "object":
             if frame.child is not None:
-                if text.strip(_WHITESPACE):
+                if text.strip(WHITESPACE):
                     raise self.fail("an object's element holds its <Class> and no text",
                                     frame.line, frame.offset)
                 return frame.child
-            if text.strip(_WHITESPACE) != "0":
+            if text.strip(WHITESPACE) != "0":
                 raise self.fail(f"an object is a <Class> element or 0 (null), not "
                                 f"{_short(text)!r}", frame.line, frame.offset)
             if self.stack[-2].depth + (2 if plan.dynamic else 1) >= self.limit:
