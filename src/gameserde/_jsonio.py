@@ -129,6 +129,8 @@ def loads(data: str | bytes, *, source: str = "") -> Any:
     except UnicodeDecodeError as e:
         raise DecodeError(f"JSON text is not UTF-8 ({e.reason})", offset=e.start,
                           format="json") from None
+    except ValueError as e:  # an integer of more digits than int() converts
+        raise DecodeError(f"not valid JSON: {e}", format="json") from None
     except RecursionError:
         raise DecodeError(f"JSON nests deeper than {JSON_DEPTH_LIMIT} levels",
                           format="json") from None

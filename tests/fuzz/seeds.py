@@ -314,6 +314,38 @@ def kingsisle_from_xml() -> list[bytes]:
     return out
 
 
+def _kingsisle_objects() -> list[object]:
+    """The differential tests' roots of the synthetic type list, small and big."""
+    from tests.kingsisle.test_katsuba_serializer import root, without
+
+    rng = random.Random(9)
+    return [without(root(rng, big), "m_net", "m_old") for big in (False, True)]
+
+
+def kingsisle_from_json() -> list[bytes]:
+    """The JSON of the roots, with enums as numbers and as names, both recursion limits."""
+    from gameserde.kingsisle import to_json
+
+    schema = targets.kingsisle_serializers()[0].schema
+    return [bytes([limit]) + to_json(obj, schema=schema, enum_names=names).encode()
+            for obj in _kingsisle_objects() for names in (False, True) for limit in (0, 1)]
+
+
+def kingsisle_bind() -> list[bytes]:
+    """BINd files of the roots with the game's flags and with a few others."""
+    from gameserde.kingsisle import BIND_FLAGS, write_bind
+    from gameserde.kingsisle.objects import KiObject
+
+    schema = targets.kingsisle_serializers()[0].schema
+    out = []
+    for obj in _kingsisle_objects():
+        for flags in (BIND_FLAGS, 1, 5, 31):
+            if flags & 16:  # FORBID_DELTA_ENCODE: every delta property has a value
+                obj = KiObject(obj.type_name, obj.type_hash, {**obj, "m_gone": 1})
+            out.append(bytes([2 if flags == 1 else 0]) + write_bind(obj, schema, flags=flags))
+    return out
+
+
 SEEDS: dict[str, Callable[[], list[bytes]]] = {
     "godot.decode": godot_decode,
     "godot.framings": godot_framings,
@@ -339,6 +371,8 @@ SEEDS: dict[str, Callable[[], list[bytes]]] = {
     "kingsisle.decode": kingsisle_decode,
     "kingsisle.inspect": kingsisle_decode,
     "kingsisle.from_xml": kingsisle_from_xml,
+    "kingsisle.from_json": kingsisle_from_json,
+    "kingsisle.bind": kingsisle_bind,
     "cli": cli,
     "cli.zeze": cli_zeze,
 }

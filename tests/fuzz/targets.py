@@ -704,6 +704,72 @@ def kingsisle_from_xml(data: bytes) -> None:
                       "kingsisle.from_xml(to_xml(x)) differs")
 
 
+def kingsisle_from_json(data: bytes) -> None:
+    """``kingsisle.from_json`` of text (byte 0 bit 0: recursion limit 16, else 127), typed by
+    the synthetic type list: DecodeError only; an object it gives writes back to JSON that
+    reads back to the same JSON (names or numbers for enums) and encodes or raises
+    EncodeError (a property may be missing)."""
+    from gameserde.kingsisle import from_json, to_json
+
+    if not data:
+        return
+    ser = kingsisle_serializers()[0]
+    limit = 16 if data[0] & 1 else 127
+    text = data[1:]
+    kind, value = outcome("kingsisle.from_json",
+                          lambda: from_json(text, ser.schema, recursion_limit=limit))
+    if kind != "ok":
+        return
+    for names in (False, True):
+        kind, again = outcome("kingsisle.to_json of from_json", lambda names=names: to_json(
+            value, schema=ser.schema, enum_names=names, recursion_limit=limit))
+        if kind != "ok":
+            raise Finding("invariant", f"kingsisle.to_json of a from_json object failed: "
+                          f"{again}", "kingsisle.to_json of from_json fails")
+        check_weight("kingsisle.to_json of from_json", len(again), len(text))
+        kind, third = outcome("kingsisle.from_json of to_json",
+                              lambda again=again, names=names: to_json(
+            from_json(again, ser.schema, recursion_limit=limit), schema=ser.schema,
+            enum_names=names, recursion_limit=limit))
+        if third != again:
+            raise Finding("invariant", f"kingsisle JSON does not read back: {again[:200]!r} "
+                          f"gives {str(third)[:200]!r}", "kingsisle.from_json of to_json")
+    kind, out = outcome("kingsisle.encode of from_json", lambda: ser.encode(value))
+    if kind == "ok":
+        check_weight("kingsisle.encode of from_json", len(out), len(text))
+
+
+def kingsisle_bind(data: bytes) -> None:
+    """``kingsisle.read_bind`` (byte 0: bit 0 property mask 0x18, bit 1 skip unknown types),
+    then ``write_bind`` of the object with the file's flags, which must read back to the same
+    JSON."""
+    from gameserde.kingsisle import read_bind, to_json, write_bind
+
+    if not data:
+        return
+    schema = kingsisle_serializers()[0].schema
+    mask = 0x18 if data[0] & 1 else 7
+    options = {"property_mask": mask, "recursion_limit": 16,
+               "max_decompressed_size": 1 << 20}
+    body = data[1:]
+    kind, value = outcome("kingsisle.read_bind", lambda: read_bind(
+        body, schema, skip_unknown_types=bool(data[0] & 2), **options))
+    if kind != "ok":
+        return
+    _repr(value, len(body), "kingsisle.read_bind")
+    flags = int.from_bytes(body[4:8], "little") & 0x1F
+    kind, out = outcome("kingsisle.write_bind of a read object", lambda: write_bind(
+        value, schema, flags=flags, property_mask=mask, recursion_limit=16))
+    if kind != "ok":
+        return
+    check_weight("kingsisle.write_bind of a read object", len(out), len(body))
+    kind, back = outcome("kingsisle.read_bind of write_bind",
+                         lambda: read_bind(out, schema, **options))
+    if kind != "ok" or to_json(back, schema=schema) != to_json(value, schema=schema):
+        raise Finding("invariant", f"kingsisle.write_bind wrote a file that reads back "
+                      f"differently: {str(back)[:200]}", "kingsisle.bind round trip")
+
+
 # ---------------------------------------------------------------------------------------------
 # The CLI
 
@@ -867,6 +933,8 @@ TARGETS: dict[str, Callable[[bytes], None]] = {
     "kingsisle.decode": kingsisle_decode,
     "kingsisle.inspect": kingsisle_inspect,
     "kingsisle.from_xml": kingsisle_from_xml,
+    "kingsisle.from_json": kingsisle_from_json,
+    "kingsisle.bind": kingsisle_bind,
     "cli": cli,
     "cli.zeze": cli_zeze,
 }

@@ -4,8 +4,10 @@ katsuba; the XML debug form as libki writes it."""
 
 from gameserde.kingsisle.bitbuf import BitReader, BitWriter
 from gameserde.kingsisle.codec import decode, encode, verify
+from gameserde.kingsisle.files import BIND_FLAGS, BIND_MAGIC, read_bind, write_bind
 from gameserde.kingsisle.hashes import djb2, property_hash, string_id, type_hash
 from gameserde.kingsisle.inspect import StreamMap, stream_map
+from gameserde.kingsisle.jsontext import from_json, from_jsonable, to_json, to_jsonable
 from gameserde.kingsisle.objects import KiObject
 from gameserde.kingsisle.serializer import (
     ALL_FLAGS,
@@ -22,6 +24,8 @@ from gameserde.kingsisle.xmltext import from_xml, to_xml
 
 __all__ = [
     "ALL_FLAGS",
+    "BIND_FLAGS",
+    "BIND_MAGIC",
     "COMPACT_LENGTH_PREFIXES",
     "FORBID_DELTA_ENCODE",
     "HUMAN_READABLE_ENUMS",
@@ -37,12 +41,18 @@ __all__ = [
     "decode",
     "djb2",
     "encode",
+    "from_json",
+    "from_jsonable",
     "from_xml",
     "load_schema",
     "property_hash",
+    "read_bind",
     "stream_map",
     "string_id",
+    "to_json",
+    "to_jsonable",
     "to_xml",
     "type_hash",
     "verify",
+    "write_bind",
 ]
