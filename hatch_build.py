@@ -3,7 +3,8 @@
 The package is pure Python; each extension only makes one codec faster (the Godot codec,
 see ``src/gameserde/godot/_accel.py``; the FlatBuffers encoder and reader, see
 ``src/gameserde/flatbuffers/_accel.py``; the Zeze bean codec, see
-``src/gameserde/zeze/_accel.py``). They are compiled with setuptools' ``build_ext``
+``src/gameserde/zeze/_accel.py``; the KingsIsle serializer, see
+``src/gameserde/kingsisle/_accel.py``). They are compiled with setuptools' ``build_ext``
 and the compiler Python was built with:
 
 * wheels (``pip install .``, ``python -m build``) get the modules force-included and a
@@ -34,6 +35,7 @@ EXTENSIONS = (
     "gameserde.flatbuffers._json_speedups",
     "gameserde.flatbuffers._fbs_lexer_speedups",
     "gameserde.zeze._speedups",
+    "gameserde.kingsisle._speedups",
 )
 """Each module's C source is its dotted path under ``src/`` with ``.c``."""
 

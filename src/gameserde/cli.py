@@ -52,7 +52,7 @@ EXIT_STATUS = """exit status:
   141  the program reading the output closed the pipe early (nothing is printed)"""
 
 ACCELERATORS = ("godot", "flatbuffers-encoder", "flatbuffers-reader", "flatbuffers-json",
-                "flatbuffers-schema", "zeze")
+                "flatbuffers-schema", "zeze", "kingsisle")
 
 
 class CommandError(Exception):
@@ -70,12 +70,14 @@ def accelerator_states() -> dict[str, str]:
     switched off by ``GAMESERDE_PURE``) or ``"not built"`` (no compiler at install time)."""
     from gameserde.flatbuffers import _accel as fb_accel
     from gameserde.godot import _accel as godot_accel
+    from gameserde.kingsisle import _accel as ki_accel
     from gameserde.zeze import _accel as zeze_accel
 
     built = (godot_accel.AVAILABLE, fb_accel.encoder is not None, fb_accel.reader is not None,
              fb_accel.json is not None, fb_accel.lexer is not None,
-             zeze_accel.speedups is not None)
-    enabled = (godot_accel.ENABLED, *[fb_accel.ENABLED] * 4, zeze_accel.ENABLED)
+             zeze_accel.speedups is not None, ki_accel.speedups is not None)
+    enabled = (godot_accel.ENABLED, *[fb_accel.ENABLED] * 4, zeze_accel.ENABLED,
+               ki_accel.ENABLED)
     return {name: "not built" if not b else "active" if e else "disabled"
             for name, b, e in zip(ACCELERATORS, built, enabled, strict=True)}
 

@@ -27,6 +27,7 @@ from typing import Any
 from gameserde.errors import GameserdeError
 from gameserde.flatbuffers import _accel as fb_accel
 from gameserde.godot import _accel as godot_accel
+from gameserde.kingsisle import _accel as ki_accel
 from gameserde.zeze import _accel as zeze_accel
 
 SRC = os.sep + "gameserde" + os.sep
@@ -92,14 +93,15 @@ def outcome(what: str, fn: Callable[[], Any]) -> tuple[str, Any]:
 @contextlib.contextmanager
 def accelerated(enabled: bool) -> Iterator[None]:
     """Switch every C accelerator on (when built) or off for the duration."""
-    saved = godot_accel.ENABLED, fb_accel.ENABLED, zeze_accel.ENABLED
+    saved = godot_accel.ENABLED, fb_accel.ENABLED, zeze_accel.ENABLED, ki_accel.ENABLED
     godot_accel.ENABLED = enabled and godot_accel.AVAILABLE
     fb_accel.ENABLED = enabled
     zeze_accel.ENABLED = enabled and zeze_accel.speedups is not None
+    ki_accel.ENABLED = enabled and ki_accel.speedups is not None
     try:
         yield
     finally:
-        godot_accel.ENABLED, fb_accel.ENABLED, zeze_accel.ENABLED = saved
+        godot_accel.ENABLED, fb_accel.ENABLED, zeze_accel.ENABLED, ki_accel.ENABLED = saved
 
 
 def both_paths(what: str, fn: Callable[[], Any],

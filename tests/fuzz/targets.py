@@ -634,18 +634,19 @@ def kingsisle_serializers() -> tuple[Any, ...]:
 
 def kingsisle_decode(data: bytes) -> None:
     """``Serializer.decode`` (byte 0 picks the serializer), then ``encode`` of the
-    object: DecodeError and EncodeError only (deep records may leave properties out, which
-    encoding refuses, as katsuba's writer does); output linear in the input."""
+    object, each with the C twin and without (they must agree): DecodeError and EncodeError
+    only (deep records may leave properties out, which encoding refuses, as katsuba's writer
+    does); output linear in the input."""
     if not data:
         return
     serializers = kingsisle_serializers()
     ser = serializers[data[0] % len(serializers)]
     body = data[1:]
-    kind, value = outcome("kingsisle.decode", lambda: ser.decode(body))
+    kind, value = both_paths("kingsisle.decode", lambda: ser.decode(body),
+                             lambda v: _repr(v, len(body), "kingsisle.decode"))
     if kind != "ok":
         return
-    _repr(value, len(body), "kingsisle.decode")
-    kind, out = outcome("kingsisle.encode of a decoded object", lambda: ser.encode(value))
+    kind, out = both_paths("kingsisle.encode of a decoded object", lambda: ser.encode(value))
     if kind == "ok":
         check_weight("kingsisle.encode of a decoded object", len(out), len(body))
 

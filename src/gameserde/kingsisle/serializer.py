@@ -17,6 +17,7 @@ from typing import Any
 from gameserde._float32 import float32_from_bits, float32_to_bits
 from gameserde._recursion import recursion_room
 from gameserde.errors import DecodeError, EncodeError
+from gameserde.kingsisle import _accel
 from gameserde.kingsisle.bitbuf import BitReader, BitWriter
 from gameserde.kingsisle.objects import KiObject
 from gameserde.kingsisle.typelist import FLAGS, KiSchema
@@ -113,6 +114,7 @@ class Serializer:
         self.skipped: list[tuple[int, str, int]] = []
         """What the last :meth:`decode` skipped with ``skip_unknown_types``: (byte offset,
         ``"type"`` or ``"property"``, its hash), in stream order."""
+        self._program: Any = None  # the C twin's compiled program (see _accel)
 
     # -- which properties ------------------------------------------------------------------
 
@@ -145,6 +147,9 @@ class Serializer:
             data = self._inflate(data[pos:], pos) if marker else data[pos:]
         else:
             data = data[pos:]
+        root = _accel.decode(self, data, flags)
+        if root is not None:
+            return root
         reader = self
         if flags != self.flags:  # the stream's own flags: read with a copy that has them
             reader = copy.copy(self)
@@ -337,10 +342,12 @@ class Serializer:
         the flags ask for it, which inflates to the same body as katsuba's)."""
         if obj is None:
             raise EncodeError("the root object must not be null", format="kingsisle")
-        w = BitWriter()
-        with recursion_room(_FRAMES_PER_LEVEL * self.recursion_limit + 100):
-            self._write_object(obj, w, 0)
-        body = w.getvalue()
+        body = _accel.encode(self, obj)
+        if body is None:
+            w = BitWriter()
+            with recursion_room(_FRAMES_PER_LEVEL * self.recursion_limit + 100):
+                self._write_object(obj, w, 0)
+            body = w.getvalue()
         out = bytearray()
         if self.flags & STATEFUL_FLAGS:
             out += self.flags.to_bytes(4, "little")
