@@ -16,6 +16,7 @@ from gameserde.errors import DecodeError
 from gameserde.kingsisle import BIND_FLAGS, BIND_MAGIC, read_bind, to_json, write_bind
 from gameserde.kingsisle.objects import KiObject
 from gameserde.kingsisle.serializer import Serializer
+from tests.fuzz.test_growth import assert_linear
 from tests.kingsisle.katsuba_oracle import run
 from tests.kingsisle.test_katsuba_serializer import TYPES, root, tagged, unsigned, without
 from tests.kingsisle.valuegen import SCHEMA, objects
@@ -115,3 +116,15 @@ def test_options_reach_the_serializer() -> None:
     assert read_bind(data, SCHEMA, skip_unknown_types=True) == without(value, "m_net")
     with pytest.raises(DecodeError, match="recursion limit"):
         read_bind(data, SCHEMA, recursion_limit=1)
+
+
+@pytest.mark.parametrize("flags", [1, BIND_FLAGS])
+def test_reading_grows_linearly(flags: int) -> None:
+    def make(n: int) -> bytes:
+        value = sample()
+        value["m_items"] = [KiObject("class Item", value["m_child"].type_hash,
+                                     {"m_id": i, "m_name": b"item %d" % i, "m_on": i % 3 == 0})
+                            for i in range(n)]
+        return write_bind(value, SCHEMA, flags=flags)
+
+    assert_linear(make, lambda data: read_bind(data, SCHEMA), (200, 400, 800))
