@@ -735,7 +735,7 @@ def kingsisle_from_json(data: bytes) -> None:
         if third != again:
             raise Finding("invariant", f"kingsisle JSON does not read back: {again[:200]!r} "
                           f"gives {str(third)[:200]!r}", "kingsisle.from_json of to_json")
-    kind, out = outcome("kingsisle.encode of from_json", lambda: ser.encode(value))
+    kind, out = both_paths("kingsisle.encode of from_json", lambda: ser.encode(value))
     if kind == "ok":
         check_weight("kingsisle.encode of from_json", len(out), len(text))
 
@@ -743,7 +743,7 @@ def kingsisle_from_json(data: bytes) -> None:
 def kingsisle_bind(data: bytes) -> None:
     """``kingsisle.read_bind`` (byte 0: bit 0 property mask 0x18, bit 1 skip unknown types),
     then ``write_bind`` of the object with the file's flags, which must read back to the same
-    JSON."""
+    JSON; C and Python paths agree on both."""
     from gameserde.kingsisle import read_bind, to_json, write_bind
 
     if not data:
@@ -753,13 +753,13 @@ def kingsisle_bind(data: bytes) -> None:
     options = {"property_mask": mask, "recursion_limit": 16,
                "max_decompressed_size": 1 << 20}
     body = data[1:]
-    kind, value = outcome("kingsisle.read_bind", lambda: read_bind(
-        body, schema, skip_unknown_types=bool(data[0] & 2), **options))
+    kind, value = both_paths("kingsisle.read_bind", lambda: read_bind(
+        body, schema, skip_unknown_types=bool(data[0] & 2), **options),
+        lambda v: _repr(v, len(body), "kingsisle.read_bind"))
     if kind != "ok":
         return
-    _repr(value, len(body), "kingsisle.read_bind")
     flags = int.from_bytes(body[4:8], "little") & 0x1F
-    kind, out = outcome("kingsisle.write_bind of a read object", lambda: write_bind(
+    kind, out = both_paths("kingsisle.write_bind of a read object", lambda: write_bind(
         value, schema, flags=flags, property_mask=mask, recursion_limit=16))
     if kind != "ok":
         return
