@@ -24,7 +24,7 @@ from gameserde.errors import DecodeError, EncodeError
 from gameserde.kingsisle import _accel, load_schema, property_hash, string_id
 from gameserde.kingsisle.objects import KiObject
 from gameserde.kingsisle.serializer import _FLOATS, _INTS, _STRUCTS, Serializer
-from tests.kingsisle.test_katsuba_serializer import OPTIONS, SCHEMA, root, without
+from tests.kingsisle.test_katsuba_serializer import OPTIONS, SCHEMA, TYPES, root, without
 from tests.kingsisle.typelists import DELTA, DEPRECATED, PROPERTIES
 
 ITEM = string_id("class Item")
@@ -52,8 +52,8 @@ def shape(v: Any) -> Any:
     if isinstance(v, dict):
         return (type(v).__name__, getattr(v, "type_name", None), getattr(v, "type_hash", None),
                 [(k, shape(x)) for k, x in v.items()])
-    if isinstance(v, list):
-        return ("list", [shape(x) for x in v])
+    if isinstance(v, list | tuple):
+        return (type(v).__name__, [shape(x) for x in v])
     if isinstance(v, float):
         return ("float", struct.pack("<d", v))
     return (type(v).__name__, v)
@@ -143,6 +143,36 @@ def test_truncations_and_mutations() -> None:
             inputs.append(data[:at] + bytes(rng.randrange(256) for _ in range(4)) + data[at:])
         for blob in inputs:
             both(partial(ser.decode, blob))
+
+
+def partial_schema() -> Any:
+    """The type list without class Item and without Root's m_str."""
+    doc = json.loads(TYPES)
+    del doc["classes"][str(ITEM)]
+    del doc["classes"][str(ROOT)]["properties"]["m_str"]
+    return load_schema(json.dumps(doc))
+
+
+def decoded_and_skipped(ser: Serializer, data: bytes) -> tuple[KiObject, list[Any]]:
+    return ser.decode(data), list(ser.skipped)
+
+
+def test_unknown_types_and_properties_skipped_as_the_reference_does() -> None:
+    schema = partial_schema()
+    rng = random.Random(12)
+    for flags in (0, 1, 2, 16, 18):
+        full = Serializer(SCHEMA, flags=flags, shallow=False)
+        data = full.encode(case_value(flags, False, 7, True, flags))
+        ser = Serializer(schema, flags=flags, shallow=False, skip_unknown_types=True)
+        if not flags & 1:
+            assert _accel.decode(ser, data, flags) is not None
+            assert sorted(kind for _, kind, _ in ser.skipped) == ["property"] + ["type"] * 4
+        inputs = [data] + [data[:n] for n in range(0, len(data), 3)]
+        for _ in range(300):
+            at = rng.randrange(len(data))
+            inputs.append(data[:at] + bytes([data[at] ^ (1 << rng.randrange(8))]) + data[at + 1:])
+        for blob in inputs:
+            both(partial(decoded_and_skipped, ser, blob))
 
 
 # -- generated values ----------------------------------------------------------------------

@@ -5,11 +5,12 @@ The pure-Python :class:`~gameserde.kingsisle.serializer.Serializer` is the refer
 twin reads and writes the body of a stream (the root object; the framing -- stateful flags,
 compression, manual compression -- stays in Python) by running a program compiled once per
 (schema, mode, property mask) and cached on the serializer: per class, the properties the
-mode and mask include, in id order, with their leaf kinds. It serves serializers that do not
-skip unknown types and whose reference methods are not overridden (a subclass that hooks them
-gets them called). Whenever it meets anything else -- an enum under HUMAN_READABLE_ENUMS, an
-enum given by name, a value of an unexpected Python type or out of range, an unknown type or
-property hash, sizes that do not add up, truncated input, a null root, nesting at the
+mode and mask include, in id order, with their leaf kinds. It serves serializers whose
+reference methods are not overridden (a subclass that hooks them gets them called), and
+skips unknown types and properties as the reference does under ``skip_unknown_types``.
+Whenever it meets anything else -- an enum under HUMAN_READABLE_ENUMS, an enum given by name,
+a value of an unexpected Python type or out of range, an unknown type or property hash it is
+not to skip, sizes that do not add up, truncated input, a null root, nesting at the
 recursion limit -- it gives up (:func:`decode` and :func:`encode` return None), and the
 reference runs over the whole input, which gives the result or raises the exact error. So the
 public API gives the same bytes, values and errors with or without it.
@@ -59,7 +60,10 @@ def decode(ser: Serializer, body: bytes, flags: int) -> KiObject | None:
     program = _program(ser, decoding=True)
     if program is None:
         return None
-    root: KiObject | None = speedups.decode(program, body, flags, _limit(ser))
+    skipped: list[tuple[int, str, int]] | None = [] if ser.skip_unknown_types else None
+    root: KiObject | None = speedups.decode(program, body, flags, _limit(ser), skipped)
+    if root is not None and skipped:
+        ser.skipped.extend(skipped)
     return root
 
 
@@ -81,7 +85,7 @@ def _limit(ser: Serializer) -> int:
 
 def _program(ser: Serializer, decoding: bool) -> Any:
     """The serializer's compiled program, or None when the C twin cannot serve it."""
-    if not ENABLED or ser.skip_unknown_types:
+    if not ENABLED:
         return None
     key = (type(ser), ser.schema, ser.shallow, ser.property_mask)
     cached = ser._program

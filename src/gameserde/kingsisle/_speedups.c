@@ -7,7 +7,8 @@
  * the properties one (mode, property mask) includes, in id order, with their leaf kinds,
  * compiled by gameserde/kingsisle/_accel.py.  Whenever anything is not the common case -- an
  * enum under HUMAN_READABLE_ENUMS, a value of an unexpected Python type or out of range, an
- * unknown type or property hash, a size that does not add up, truncated input, a null root,
+ * unknown type or property hash (but where skip_unknown_types skips it), a size that does not
+ * add up, truncated input, a null root,
  * nesting at the recursion limit -- decode and encode return None and the reference runs over
  * the whole input, which gives the result or raises the exact error.  So this file never
  * formats an error.
@@ -126,6 +127,7 @@ typedef struct {
     const unsigned char *buf;
     uint64_t pos, end;
     int flags, limit;
+    PyObject *skipped; /* skip_unknown_types (deep mode): a list to note what is skipped in */
 } R;
 
 #define LEFT(r) ((r)->end - (r)->pos)
@@ -403,6 +405,30 @@ new_object(const Program *p, const Class *c)
     return obj;
 }
 
+static PyObject *s_type, *s_property; /* interned "type" and "property" */
+
+/* (byte offset, "type" or "property", hash) noted in the skipped list */
+static int
+note_skipped(R *r, PyObject *kind, uint32_t hash)
+{
+    PyObject *note = Py_BuildValue("(KOk)", (unsigned long long)(r->pos >> 3), kind,
+                                   (unsigned long)hash);
+    if (note == NULL)
+        return FAIL;
+    int rc = PyList_Append(r->skipped, note);
+    Py_DECREF(note);
+    return rc < 0 ? FAIL : 0;
+}
+
+static int
+skip(R *r, uint64_t bits)
+{
+    if (bits > LEFT(r))
+        return FAIL;
+    r->pos += bits;
+    return 0;
+}
+
 static PyObject *
 dec_object(const Program *p, R *r, int depth)
 {
@@ -412,8 +438,13 @@ dec_object(const Program *p, R *r, int depth)
     if (type_hash == 0)
         return Py_NewRef(Py_None);
     const Class *c = find_class(p, type_hash);
-    if (c == NULL)
-        return NULL;
+    if (c == NULL) {
+        uint32_t object_bits;
+        if (r->skipped == NULL || note_skipped(r, s_type, type_hash)
+                || r_u32(r, &object_bits) || skip(r, object_bits > 32 ? object_bits - 32 : 0))
+            return NULL;
+        return Py_NewRef(Py_None);
+    }
     PyObject *obj = new_object(p, c);
     if (obj == NULL)
         return NULL;
@@ -452,12 +483,17 @@ dec_object(const Program *p, R *r, int depth)
         for (Py_ssize_t k = 0; f == NULL && k < c->nprops; k++)
             if (c->props[k].hash == prop_hash && c->props[k].matchable)
                 f = &c->props[k];
-        if (f == NULL)
-            goto fail;
-        next = f - c->props + 1;
-        PyObject *v = dec_property(p, r, f, depth);
-        if (v == NULL || dict_put(obj, f->name, v) < 0)
-            goto fail;
+        if (f == NULL) {
+            if (r->skipped == NULL || record_bits < r->pos - before
+                    || note_skipped(r, s_property, prop_hash)
+                    || skip(r, record_bits - (r->pos - before)))
+                goto fail;
+        } else {
+            next = f - c->props + 1;
+            PyObject *v = dec_property(p, r, f, depth);
+            if (v == NULL || dict_put(obj, f->name, v) < 0)
+                goto fail;
+        }
         if (r->pos - before != record_bits || record_bits > remaining)
             goto fail;
         remaining -= record_bits;
@@ -1065,21 +1101,26 @@ limit_arg(PyObject *program, int limit)
     return 0;
 }
 
-/* decode(program, body, flags, limit) -> the root KiObject, or None */
+/* decode(program, body, flags, limit, skipped) -> the root KiObject, or None; skipped is a
+ * list to note skipped unknown types and properties in (skip_unknown_types), or None to give
+ * up on them */
 static PyObject *
 ki_decode(PyObject *module, PyObject *args)
 {
-    PyObject *program;
+    PyObject *program, *skipped;
     Py_buffer view;
     int flags, limit;
     (void)module;
-    if (!PyArg_ParseTuple(args, "Oy*ii", &program, &view, &flags, &limit))
+    if (!PyArg_ParseTuple(args, "Oy*iiO", &program, &view, &flags, &limit, &skipped))
         return NULL;
-    if (limit_arg(program, limit) < 0) {
+    if (limit_arg(program, limit) < 0 || (skipped != Py_None && !PyList_Check(skipped))) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_TypeError, "skipped must be a list or None");
         PyBuffer_Release(&view);
         return NULL;
     }
-    R r = {view.buf, 0, 8 * (uint64_t)view.len, flags, limit};
+    R r = {view.buf, 0, 8 * (uint64_t)view.len, flags, limit,
+           skipped == Py_None ? NULL : skipped};
     int gc = PyGC_Disable();
     PyObject *root = dec_object((Program *)program, &r, 0);
     if (gc)
@@ -1116,7 +1157,7 @@ ki_encode(PyObject *module, PyObject *args)
 
 static PyMethodDef methods[] = {
     {"decode", ki_decode, METH_VARARGS,
-     "decode(program, body, flags, limit) -> the root KiObject, or None"},
+     "decode(program, body, flags, limit, skipped) -> the root KiObject, or None"},
     {"encode", ki_encode, METH_VARARGS,
      "encode(program, root, flags, limit) -> the body's bytes, or None"},
     {NULL, NULL, 0, NULL},
@@ -1132,6 +1173,10 @@ PyMODINIT_FUNC
 PyInit__speedups(void)
 {
     if (PyType_Ready(&ProgramType) < 0)
+        return NULL;
+    s_type = PyUnicode_InternFromString("type");
+    s_property = PyUnicode_InternFromString("property");
+    if (s_type == NULL || s_property == NULL)
         return NULL;
     PyObject *m = PyModule_Create(&module_def);
     if (m == NULL)
