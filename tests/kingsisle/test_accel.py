@@ -92,11 +92,9 @@ def case_value(flags: int, shallow: bool, mask: int, big: bool, seed: int) -> Ki
 
 
 def test_c_serves_the_common_case() -> None:
-    """The C twin reads and writes the differential data itself (it does not give up) where
-    no enum is written by name."""
+    """The C twin reads and writes the differential data itself (it does not give up) in
+    every mode."""
     for flags, shallow, mask in OPTIONS:
-        if flags & 4:
-            continue
         ser = Serializer(SCHEMA, flags=flags, shallow=shallow, property_mask=mask)
         value = case_value(flags, shallow, mask, True, flags)
         body = _accel.encode(ser, value)
@@ -120,7 +118,7 @@ def test_the_differential_data_in_every_mode() -> None:
 
 
 MUTATED = [(0, True, 7), (0, False, 7), (1, True, 0x18), (2, True, 7), (16, True, 7),
-           (18, False, 0x18)]
+           (18, False, 0x18), (4, True, 7), (6, False, 7)]
 
 
 def test_truncations_and_mutations() -> None:
@@ -287,6 +285,43 @@ def test_odd_roots_and_keys() -> None:
     for odd in (None, {}, Dict(value), KiObject("class Root", ROOT, {**value, "m_x": 1}),
                 KiObject("class Root", ROOT, {k: v for k, v in value.items() if k != "m_int"})):
         both(partial(ser.encode, odd))
+
+
+ENUMS = string_id("class E")
+ENUM_TYPES = load_schema(json.dumps({"version": 2, "classes": {str(ENUMS): {
+    "name": "class E", "hash": ENUMS, "properties": {
+        "m_e": {"type": "enum Plain", "id": 0, "flags": 31, "hash": 1,
+                "enum_options": {"P_A": 0, "P_B": 5, "P_B2": 5, "\u00c9T\u00c9": 6,
+                                 "P_\ud800": 9, "": 12, "__DEFAULT": "P_A"}},
+        "m_b": {"type": "enum Bits", "id": 1, "flags": 31 | (1 << 20), "hash": 2,
+                "enum_options": {"F_1": 1, "F_2": 2, "F_12": 3, "F_\ud800": 64,
+                                 "F_\u00e9": 128, "F_HI": 1 << 31}}}}}}))
+
+
+def enum_stream(plain: bytes, bits: bytes) -> bytes:
+    return (ENUMS.to_bytes(4, "little") + len(plain).to_bytes(2, "little") + plain
+            + len(bits).to_bytes(2, "little") + bits)
+
+
+def test_enums_by_name() -> None:
+    ser = Serializer(ENUM_TYPES, flags=4)
+    plain = [b"P_A", b"P_B", b"P_B2", "\u00c9T\u00c9".encode(), b"", b" P_A", b"P_C",
+             b"P_\xed\xa0\x80", b"\xff", b"P_A|P_B"]
+    bits = [b"", b"|", b"F_1", b"F_1|F_2", b" F_1 |\tF_2\x1c", b"F_1||F_HI|", b"F_12|F_1",
+            b"F_3", b"F_1|F_\xc3\xa9", b"F_1\xc2\xa0", b"\xff", b"F_1 F_2", b" | "]
+    served = 0
+    for p, b in itertools.product(plain, bits):
+        data = enum_stream(p, b)
+        both(partial(ser.decode, data))
+        served += _accel.decode(ser, data, 4) is not None
+    assert served == 5 * 8  # the options, and bit flags of ASCII names (the rest: the reference)
+    for e, b in itertools.product([0, 5, 6, 9, 12, 7, -1, 1 << 32, "P_B", True],
+                                  [0, 1, 3, 64, 128, 1 << 31, 0xFFFFFFFF, 4, -1, "F_1"]):
+        for flags in (4, 6):
+            value = KiObject("class E", ENUMS, {"m_e": e, "m_b": b})
+            both(partial(Serializer(ENUM_TYPES, flags=flags).encode, value))
+    assert _accel.encode(ser, KiObject("class E", ENUMS, {"m_e": 5, "m_b": 3})) == enum_stream(
+        b"P_B", b"F_1|F_2|F_12")
 
 
 # -- hostile input and limits ---------------------------------------------------------------

@@ -8,12 +8,13 @@ compression, manual compression -- stays in Python) by running a program compile
 mode and mask include, in id order, with their leaf kinds. It serves serializers whose
 reference methods are not overridden (a subclass that hooks them gets them called), and
 skips unknown types and properties as the reference does under ``skip_unknown_types``.
-Whenever it meets anything else -- an enum under HUMAN_READABLE_ENUMS, an enum given by name,
-a value of an unexpected Python type or out of range, an unknown type or property hash it is
-not to skip, sizes that do not add up, truncated input, a null root, nesting at the
-recursion limit -- it gives up (:func:`decode` and :func:`encode` return None), and the
-reference runs over the whole input, which gives the result or raises the exact error. So the
-public API gives the same bytes, values and errors with or without it.
+Whenever it meets anything else -- an enum given by name, or read as a name that is no option
+(or, for bit flags, not ASCII), a value of an unexpected Python type or out of range, an
+unknown type or property hash it is not to skip, sizes that do not add up, truncated input, a
+null root, nesting at the recursion limit -- it gives up (:func:`decode` and :func:`encode`
+return None), and the reference runs over the whole input, which gives the result or raises
+the exact error. So the public API gives the same bytes, values and errors with or without
+it.
 
 ``ENABLED`` is true when the extension is importable and ``GAMESERDE_PURE`` is not set to a
 non-empty value other than ``0``; tests switch it off to force the reference.
@@ -111,7 +112,7 @@ def _reference(ser: Serializer, methods: tuple[str, ...]) -> bool:
 
 def _compile(ser: Serializer) -> Any:
     schema = ser.schema
-    kinds: dict[tuple[str, str], tuple[Any, Any]] = {}
+    kinds: dict[tuple[str, str, str], tuple[Any, Any]] = {}
     classes = []
     for cls in schema.classes.values():
         type_hash = int(cls.attributes["hash"])
@@ -123,10 +124,11 @@ def _compile(ser: Serializer) -> Any:
         for f in fields:
             prop_hash = int(f.attributes["hash"])
             t = f.type.element if isinstance(f.type, List) else f.type
-            key = (str(f.attributes["type_name"]), _category(schema, t))
+            key = (str(f.attributes["type_name"]), _category(schema, t),
+                   t.name if isinstance(t, Ref) else "")
             kind = kinds.get(key)
             if kind is None:
-                kind = kinds[key] = _kind(*key)
+                kind = kinds[key] = _kind(schema, *key)
             props.append((f.name, prop_hash, bool(int(f.attributes["flags"]) & _DELTA),
                           isinstance(f.type, List), by_hash[prop_hash] is f, *kind))
         classes.append((type_hash, cls.name, frozenset(f.name for f in cls.fields), props))
@@ -146,21 +148,44 @@ def _category(schema: KiSchema, t: Any) -> str:
     return "object"
 
 
-def _kind(type_name: str, category: str) -> tuple[tuple[int, int, int, int], Any]:
+def _kind(schema: KiSchema, type_name: str, category: str,
+          ref: str) -> tuple[tuple[int, int, int, int], Any]:
     """A property's leaf (kind, bits, signed, aligned) and, for a leaf struct, (component
-    leaf, keys in wire order, whether it is a Matrix3x3)."""
+    leaf, keys in wire order, whether it is a Matrix3x3), for an enum its options."""
     from gameserde.kingsisle.serializer import _STRUCTS
 
     if category == "leaf":
         return _leaf(type_name), None
     if category == "enum":
-        return (_ENUM, 32, 0, 1), None
+        enum = schema.model.types[ref]
+        assert isinstance(enum, Enum)
+        return (_ENUM, 32, 0, 1), _options(enum)
     if category == "object":
         return (_OBJECT, 32, 0, 1), None
     if type_name not in _STRUCTS:
         return (_OTHER, 0, 0, 0), None
     kind, keys = _STRUCTS[type_name]
     return (_STRUCT, 0, 0, 1), (_leaf(kind), keys, type_name == "class Matrix3x3")
+
+
+def _options(enum: Enum) -> tuple[bool, dict[bytes, int], dict[int, bytes | None],
+                                  tuple[tuple[int, bytes | None], ...]]:
+    """An enum's options for HUMAN_READABLE_ENUMS: values by UTF-8 name, the first name of
+    each value, every (value, name) in type-list order; a name that is not UTF-8 is None
+    there (the reference decides)."""
+    options = tuple((value, _utf8(name)) for name, value in enum.values.items())
+    by_value: dict[int, bytes | None] = {}
+    for value, name in options:
+        by_value.setdefault(value, name)
+    return (enum.bit_flags, {name: value for value, name in options if name is not None},
+            by_value, options)
+
+
+def _utf8(name: str) -> bytes | None:
+    try:
+        return name.encode()
+    except UnicodeEncodeError:
+        return None
 
 
 def _leaf(type_name: str) -> tuple[int, int, int, int]:

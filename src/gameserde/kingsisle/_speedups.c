@@ -6,12 +6,12 @@
  * (the root object); the framing stays in Python.  A Program holds, per class of the type list,
  * the properties one (mode, property mask) includes, in id order, with their leaf kinds,
  * compiled by gameserde/kingsisle/_accel.py.  Whenever anything is not the common case -- an
- * enum under HUMAN_READABLE_ENUMS, a value of an unexpected Python type or out of range, an
- * unknown type or property hash (but where skip_unknown_types skips it), a size that does not
- * add up, truncated input, a null root,
- * nesting at the recursion limit -- decode and encode return None and the reference runs over
- * the whole input, which gives the result or raises the exact error.  So this file never
- * formats an error.
+ * enum given by name, or read as a name that is no option (or, for bit flags, not ASCII), a
+ * value of an unexpected Python type or out of range, an unknown type or property hash (but
+ * where skip_unknown_types skips it), a size that does not add up, truncated input, a null
+ * root, nesting at the recursion limit -- decode and encode return None and the reference
+ * runs over the whole input, which gives the result or raises the exact error.  So this file
+ * never formats an error.
  *
  * Safety: every read is checked against the bits left; a list is allocated only when its
  * length times the fewest bits an element takes fits in the bits left; C recursion is bounded
@@ -51,6 +51,13 @@ typedef struct {
     Leaf comp;          /* a leaf struct's components */
     int nkeys, matrix;  /* a Matrix3x3 has three keys, each a list of three components */
     PyObject *keys[4];  /* interned str, in wire order */
+    /* an enum's options, for HUMAN_READABLE_ENUMS (NULL for other kinds) */
+    int bit_flags;
+    PyObject *by_name;      /* dict: UTF-8 name (bytes) -> value (int) */
+    PyObject *by_value;     /* dict: value (int) -> the first name of it (bytes, or None) */
+    Py_ssize_t noptions;    /* every option in type-list order, for bit flags */
+    uint32_t *option_values;
+    PyObject **option_names; /* bytes, or None for a name that is not UTF-8 */
 } Prop;
 
 typedef struct {
@@ -198,6 +205,22 @@ r_length(R *r, int container, uint64_t *n)
     return r_bits(r, container ? 32 : 16, n);
 }
 
+/* A std::string's bytes: where they are and how many (an empty one is not aligned). */
+static int
+r_string(R *r, const char **p, uint64_t *n)
+{
+    if (r_length(r, 0, n))
+        return FAIL;
+    if (*n == 0)
+        return 0;
+    r_align(r);
+    if (LEFT(r) / 8 < *n)
+        return FAIL;
+    *p = (const char *)r->buf + (r->pos >> 3);
+    r->pos += 8 * *n;
+    return 0;
+}
+
 /* A scalar leaf: bool, integer, float, string, integer enum. */
 static PyObject *
 dec_scalar(R *r, const Leaf *l)
@@ -232,26 +255,26 @@ dec_scalar(R *r, const Leaf *l)
         memcpy(&d, &v, 8);
         return PyFloat_FromDouble(d);
     }
-    case L_STRING:
+    case L_STRING: {
+        const char *p = NULL;
+        if (r_string(r, &p, &v))
+            return NULL;
+        return PyBytes_FromStringAndSize(p, (Py_ssize_t)v);
+    }
     case L_WSTRING: {
-        int wide = l->kind == L_WSTRING;
         if (r_length(r, 0, &v))
             return NULL;
         if (v == 0)
-            return wide ? PyUnicode_New(0, 0) : PyBytes_FromStringAndSize(NULL, 0);
+            return PyUnicode_New(0, 0);
         r_align(r);
-        if (LEFT(r) / (wide ? 16 : 8) < v)
+        if (LEFT(r) / 16 < v)
             return NULL;
         const char *p = (const char *)r->buf + (r->pos >> 3);
-        r->pos += v * (wide ? 16 : 8);
-        if (!wide)
-            return PyBytes_FromStringAndSize(p, (Py_ssize_t)v);
+        r->pos += v * 16;
         int order = -1;
         return PyUnicode_DecodeUTF16(p, (Py_ssize_t)(2 * v), "surrogatepass", &order);
     }
     case L_ENUM:
-        if (r->flags & HUMAN_READABLE_ENUMS)
-            return NULL;
         r_align(r);
         if (r_bits(r, 32, &v))
             return NULL;
@@ -299,6 +322,60 @@ dec_struct(R *r, const Prop *f)
     return d;
 }
 
+/* The value of an option name (str.isspace's ASCII characters) */
+static inline int
+is_space(unsigned char c)
+{
+    return c == ' ' || (c >= 0x09 && c <= 0x0d) || (c >= 0x1c && c <= 0x1f);
+}
+
+static PyObject *
+option_value(const Prop *f, const char *name, Py_ssize_t n, uint64_t *value)
+{
+    PyObject *key = PyBytes_FromStringAndSize(name, n);
+    if (key == NULL)
+        return NULL;
+    PyObject *found = PyDict_GetItemWithError(f->by_name, key);
+    Py_DECREF(key);
+    if (found == NULL)
+        return NULL;
+    *value |= PyLong_AsUnsignedLong(found); /* a u32 the glue put there */
+    return found;
+}
+
+/* An enum under HUMAN_READABLE_ENUMS: a std::string of its option name, or of option names
+ * joined by '|' (blanks around them ignored, "" is 0) for bit flags. */
+static PyObject *
+dec_enum_text(R *r, const Prop *f)
+{
+    const char *p = NULL;
+    uint64_t n, value = 0;
+    if (r_string(r, &p, &n))
+        return NULL;
+    if (!f->bit_flags) {
+        PyObject *found = option_value(f, p, (Py_ssize_t)n, &value);
+        return found == NULL ? NULL : Py_NewRef(found);
+    }
+    for (uint64_t i = 0; i < n; i++)
+        if ((unsigned char)p[i] >= 0x80) /* blanks beyond ASCII: the reference decides */
+            return NULL;
+    uint64_t start = 0;
+    while (start <= n) {
+        uint64_t stop = start;
+        while (stop < n && p[stop] != '|')
+            stop++;
+        uint64_t a = start, b = stop;
+        while (a < b && is_space((unsigned char)p[a]))
+            a++;
+        while (b > a && is_space((unsigned char)p[b - 1]))
+            b--;
+        if (b > a && option_value(f, p + a, (Py_ssize_t)(b - a), &value) == NULL)
+            return NULL;
+        start = stop + 1;
+    }
+    return PyLong_FromUnsignedLongLong(value);
+}
+
 static PyObject *dec_object(const Program *p, R *r, int depth);
 
 static inline PyObject *
@@ -307,6 +384,10 @@ dec_value(const Program *p, R *r, const Prop *f, int depth)
     switch (f->leaf.kind) {
     case L_STRUCT:
         return dec_struct(r, f);
+    case L_ENUM:
+        if (r->flags & HUMAN_READABLE_ENUMS)
+            return dec_enum_text(r, f);
+        return dec_scalar(r, &f->leaf);
     case L_OBJECT:
         return dec_object(p, r, depth + 1);
     default:
@@ -322,6 +403,10 @@ min_bits(const Prop *f, int flags)
     case L_BOOL:
     case L_INT:
         return (uint64_t)f->leaf.bits;
+    case L_ENUM: /* under HUMAN_READABLE_ENUMS a name, a string */
+        if (!(flags & HUMAN_READABLE_ENUMS))
+            return 32;
+        return flags & COMPACT_LENGTH_PREFIXES ? 8 : 16;
     case L_STRING:
     case L_WSTRING:
         return flags & COMPACT_LENGTH_PREFIXES ? 8 : 16;
@@ -617,6 +702,14 @@ w_length(W *w, uint64_t n, int container)
     return w_align(w) || w_bits(w, n, container ? 32 : 16);
 }
 
+static int
+w_string(W *w, const char *p, Py_ssize_t n)
+{
+    if (w_length(w, (uint64_t)n, 0))
+        return FAIL;
+    return n ? w_raw(w, p, n) : 0;
+}
+
 /* An exact int within the leaf's range, as its low bits. */
 static int
 int_bits(PyObject *v, int bits, int is_signed, uint64_t *out)
@@ -697,9 +790,7 @@ enc_scalar(W *w, const Leaf *l, PyObject *v)
         } else {
             return FAIL;
         }
-        if (w_length(w, (uint64_t)n, 0))
-            return FAIL;
-        return n ? w_raw(w, p, n) : 0;
+        return w_string(w, p, n);
     }
     case L_WSTRING: {
         if (!PyUnicode_CheckExact(v))
@@ -732,7 +823,7 @@ enc_scalar(W *w, const Leaf *l, PyObject *v)
         return 0;
     }
     case L_ENUM:
-        if (w->flags & HUMAN_READABLE_ENUMS || int_bits(v, 32, 0, &u) || w_align(w))
+        if (int_bits(v, 32, 0, &u) || w_align(w))
             return FAIL;
         return w_bits(w, u, 32);
     default:
@@ -781,6 +872,47 @@ enc_struct(W *w, const Prop *f, PyObject *v)
     return rc;
 }
 
+/* An integer enum value as its option name, or for bit flags the names of every option
+ * sharing a bit with it, in type-list order, joined by '|'. */
+static int
+enc_enum_text(W *w, const Prop *f, PyObject *v)
+{
+    uint64_t u;
+    if (int_bits(v, 32, 0, &u))
+        return FAIL;
+    if (!f->bit_flags) {
+        PyObject *key = PyLong_FromUnsignedLongLong(u);
+        if (key == NULL)
+            return FAIL;
+        PyObject *name = PyDict_GetItemWithError(f->by_value, key);
+        Py_DECREF(key);
+        if (name == NULL || !PyBytes_Check(name))
+            return FAIL;
+        return w_string(w, PyBytes_AS_STRING(name), PyBytes_GET_SIZE(name));
+    }
+    Py_ssize_t total = 0, count = 0;
+    for (Py_ssize_t i = 0; i < f->noptions; i++) {
+        if (!(f->option_values[i] & u))
+            continue;
+        if (!PyBytes_Check(f->option_names[i]))
+            return FAIL;
+        total += PyBytes_GET_SIZE(f->option_names[i]) + (count++ > 0);
+    }
+    if (w_length(w, (uint64_t)total, 0) || (total && (w_align(w) || w_reserve(w, total))))
+        return FAIL;
+    count = 0;
+    for (Py_ssize_t i = 0; i < f->noptions; i++) {
+        if (!(f->option_values[i] & u))
+            continue;
+        if (count++ > 0)
+            w->buf[w->len++] = '|';
+        Py_ssize_t n = PyBytes_GET_SIZE(f->option_names[i]);
+        memcpy(w->buf + w->len, PyBytes_AS_STRING(f->option_names[i]), (size_t)n);
+        w->len += n;
+    }
+    return 0;
+}
+
 static int enc_object(const Program *p, W *w, PyObject *obj, int depth);
 
 static inline int
@@ -789,6 +921,10 @@ enc_value(const Program *p, W *w, const Prop *f, PyObject *v, int depth)
     switch (f->leaf.kind) {
     case L_STRUCT:
         return enc_struct(w, f, v);
+    case L_ENUM:
+        if (w->flags & HUMAN_READABLE_ENUMS)
+            return enc_enum_text(w, f, v);
+        return enc_scalar(w, &f->leaf, v);
     case L_OBJECT:
         return enc_object(p, w, v, depth + 1);
     default:
@@ -902,8 +1038,15 @@ program_dealloc(Program *self)
         Class *c = &self->classes[k];
         for (Py_ssize_t j = 0; j < c->nprops; j++) {
             Py_XDECREF(c->props[j].name);
+            Prop *f = &c->props[j];
             for (int i = 0; i < 4; i++)
-                Py_XDECREF(c->props[j].keys[i]);
+                Py_XDECREF(f->keys[i]);
+            Py_XDECREF(f->by_name);
+            Py_XDECREF(f->by_value);
+            for (Py_ssize_t i = 0; f->option_names != NULL && i < f->noptions; i++)
+                Py_XDECREF(f->option_names[i]);
+            PyMem_Free(f->option_names);
+            PyMem_Free(f->option_values);
         }
         PyMem_Free(c->props);
         Py_XDECREF(c->name);
@@ -936,8 +1079,39 @@ parse_leaf(PyObject *t, Leaf *l)
     return 0;
 }
 
-/* (name, hash, delta, list, matchable, leaf, struct) with leaf = (kind, bits, signed,
- * aligned) and struct = None or (component leaf, keys, matrix) */
+/* (bit flags, {name: value}, {value: name}, ((value, name), ...)) with names as UTF-8 bytes
+ * (None where a name is not UTF-8) and values u32 */
+static int
+parse_enum(PyObject *t, Prop *f)
+{
+    PyObject *by_name, *by_value, *options;
+    if (!PyArg_ParseTuple(t, "pO!O!O!", &f->bit_flags, &PyDict_Type, &by_name, &PyDict_Type,
+                          &by_value, &PyTuple_Type, &options))
+        return -1;
+    f->by_name = Py_NewRef(by_name);
+    f->by_value = Py_NewRef(by_value);
+    Py_ssize_t n = PyTuple_GET_SIZE(options);
+    f->option_values = PyMem_Calloc((size_t)(n ? n : 1), sizeof(uint32_t));
+    f->option_names = PyMem_Calloc((size_t)(n ? n : 1), sizeof(PyObject *));
+    if (f->option_values == NULL || f->option_names == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        unsigned long value;
+        PyObject *name;
+        if (!PyArg_ParseTuple(PyTuple_GET_ITEM(options, i), "kO", &value, &name))
+            return -1;
+        f->option_values[i] = (uint32_t)value;
+        f->option_names[i] = Py_NewRef(name);
+        f->noptions = i + 1;
+    }
+    return 0;
+}
+
+/* (name, hash, delta, list, matchable, leaf, extra) with leaf = (kind, bits, signed, aligned)
+ * and extra = (component leaf, keys, matrix) for a leaf struct, an enum's options (see
+ * parse_enum) for an enum, else None */
 static int
 parse_prop(PyObject *t, Prop *f)
 {
@@ -951,6 +1125,8 @@ parse_prop(PyObject *t, Prop *f)
     f->hash = (uint32_t)hash;
     if (parse_leaf(leaf, &f->leaf) < 0)
         return -1;
+    if (f->leaf.kind == L_ENUM)
+        return parse_enum(st, f);
     if (f->leaf.kind != L_STRUCT)
         return st == Py_None ? 0 : malformed("property");
     PyObject *comp, *keys;
