@@ -16,7 +16,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from gameserde.kingsisle import KiSchema, property_hash, string_id
+from gameserde.kingsisle import KiSchema, djb2, property_hash, string_id
 from gameserde.kingsisle.objects import KiObject
 from gameserde.schema.model import Enum, List, Ref
 
@@ -136,17 +136,22 @@ def _enums(draw: st.DrawFn) -> dict[str, dict[str, int]]:
                                  unique=True))
     bits = draw(st.lists(st.integers(0, 30), max_size=5, unique=True))
     flags = {"F_NONE": 0, **{f"F_{b}": 1 << b for b in bits}, "F_HIGH": 1 << 31}
-    return {PLAIN_ENUM: {f"K_{i}": v for i, v in enumerate(plain_values)},
+    long = "L" * draw(st.sampled_from([0, 130]))  # a name of the long compact form
+    return {PLAIN_ENUM: {f"K_{i}{long if i == 0 else ''}": v
+                         for i, v in enumerate(plain_values)},
             BITS_ENUM: flags,
             NAMED_ENUM: {f"P_{i}": v for i, v in enumerate(named_values)}}
 
 
 def _name(props: list[Prop], t: str) -> str:
     """A name for the next property of type ``t`` whose hash no property in ``props`` has
-    (deep records are found by hash: ``m_87`` of u24 and ``m_89`` of s24 share one)."""
-    taken = {property_hash(p.type, p.name) for p in props}
+    (deep records are found by hash: ``m_87`` of u24 and ``m_89`` of s24 share one), nor
+    the djb2 of its name (katsuba's writer finds a value's property by it: ``m_7x`` and
+    ``m_96`` share one)."""
+    hashes = {property_hash(p.type, p.name) for p in props}
+    names = {djb2(p.name) for p in props}
     name = f"m_{len(props)}"
-    while property_hash(t, name) in taken:
+    while property_hash(t, name) in hashes or djb2(name) in names:
         name += "x"
     return name
 

@@ -5,7 +5,8 @@ katsuba 0.6.0 (spec kiobj.md §12).
   leave out) and encodes to the same bytes again, under every flag combination, shallow and
   deep, property masks 7 and 0x18.
 - katsuba both ways: a fixed set of generated cases, each under every flag combination and
-  mode with one of the masks (plus manual compression), goes to katsuba in one batch: it
+  mode with one of the masks (plus manual compression, and masks 0 and 1 as in katsuba's
+  fixture ``property-mask``), goes to katsuba in one batch: it
   decodes our bytes to our values, we decode its bytes to its values, and the bytes are the
   same (compressed streams after inflating; bit-flag names in katsuba's random order compare
   by length).
@@ -15,6 +16,7 @@ katsuba 0.6.0 (spec kiobj.md §12).
 
 from __future__ import annotations
 
+import functools
 import json
 import time
 from typing import Any
@@ -23,7 +25,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, assume, given, settings
 from hypothesis import strategies as st
 
-from gameserde.errors import EncodeError
+from gameserde.errors import DecodeError, EncodeError
 from gameserde.kingsisle import load_schema
 from gameserde.kingsisle.objects import KiObject
 from gameserde.kingsisle.serializer import FORBID_DELTA_ENCODE, HUMAN_READABLE_ENUMS, Serializer
@@ -40,7 +42,7 @@ from tests.kingsisle.strategies import (
     written,
 )
 
-PROPERTY = settings(max_examples=15, deadline=None,
+PROPERTY = settings(max_examples=10, deadline=None,
                     phases=[Phase.explicit, Phase.reuse, Phase.generate],
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 """Not shrunk: an example is large, and shrinking it takes minutes; the failure messages
@@ -113,19 +115,26 @@ def collect(strategy: st.SearchStrategy[Any], n: int) -> list[Any]:
     return found
 
 
-DIFFERENTIAL_CASES = 12
+DIFFERENTIAL_CASES = 16
+
+
+@functools.cache
+def differential_cases() -> list[tuple[TypeList, KiObject]]:
+    """The generated cases the katsuba tests share."""
+    return collect(cases(), DIFFERENTIAL_CASES)
 
 
 def test_katsuba_agrees_both_ways() -> None:
     requests: list[dict[str, Any]] = []
     checks = []
-    for n, (types, value) in enumerate(collect(cases(), DIFFERENTIAL_CASES)):
+    for n, (types, value) in enumerate(differential_cases()):
         text = types.text()
         schema = load_schema(text)
         combos = [(flags, shallow, MASKS[(flags + n) % 2], False) for flags in range(32)
                   for shallow in (True, False)]
         combos += [(flags, shallow, MASKS[n % 2], True) for flags, shallow
                    in ((n % 32, True), ((7 * n + 9) % 32, False))]
+        combos += [((3 * n) % 32, n % 2 == 0, mask, False) for mask in (0, 1)]
         for flags, shallow, mask, manual in combos:
             options = {"flags": flags, "shallow": shallow, "property_mask": mask,
                        "manual_compression": manual}
@@ -164,6 +173,45 @@ def test_katsuba_agrees_both_ways() -> None:
     print(f"katsuba: {len(checks)} streams both ways in {elapsed:.1f} s")
 
 
+def test_absent_delta_values_under_forbid_and_null_roots_are_refused_like_katsuba() -> None:
+    """Streams written without FORBID_DELTA_ENCODE and read with it (katsuba's fixture
+    ``should-fail/delta-encode-forbid-absent``), and null roots: errors in both readers,
+    values in both where the stream has every delta value."""
+    requests: list[dict[str, Any]] = []
+    checks = []
+    for types, value in differential_cases():
+        text = types.text()
+        schema = load_schema(text)
+        for flags in (0, 2, 4, 8, 14):
+            for shallow in (True, False):
+                data = Serializer(schema, flags=flags, shallow=shallow).encode(
+                    written(schema, value, shallow=shallow, mask=7))
+                options = {"flags": flags | FORBID_DELTA_ENCODE, "shallow": shallow}
+                requests.append({"kind": "deserialize", "types": text, "options": options,
+                                 "blobs": [data.hex()]})
+                checks.append((Serializer(schema, shallow=shallow, **{
+                    "flags": options["flags"]}), data))
+        for flags, shallow in ((0, True), (0, False), (1, False), (9, True)):
+            null = flags.to_bytes(4, "little") if flags & 1 else b""
+            null += b"\0" if flags & 8 else b""
+            requests.append({"kind": "deserialize", "types": text, "blobs": [
+                (null + bytes(4)).hex()], "options": {"flags": flags, "shallow": shallow}})
+            checks.append((Serializer(schema, flags=flags, shallow=shallow),
+                           null + bytes(4)))
+    refused = 0
+    for (ser, data), [theirs] in zip(checks, run(requests), strict=True):
+        try:
+            mine: Any = tagged(ser.decode(data))
+        except DecodeError as e:
+            mine = e
+        if isinstance(mine, DecodeError):
+            refused += 1
+            assert "error" in theirs, (mine, theirs)
+        else:
+            assert from_katsuba(ser.schema, theirs) == ser.decode(data)
+    assert refused >= 4 * DIFFERENTIAL_CASES
+
+
 def nulled(value: Any, gone: set[int]) -> Any:
     """``value`` with the objects whose type hash is in ``gone`` read as null."""
     if isinstance(value, KiObject):
@@ -200,7 +248,7 @@ def test_deep_data_with_unknown_classes_gives_the_known_parts() -> None:
     read as null, everything else as written, and katsuba reads the same."""
     requests: list[dict[str, Any]] = []
     checks = []
-    for n, (types, value) in enumerate(collect(cases(), 30)):
+    for n, (types, value) in enumerate(differential_cases()):
         flags, mask = (5 * n) % 32 & ~FORBID_DELTA_ENCODE, MASKS[n % 2]
         schema = load_schema(types.text())
         expected = written(schema, value, shallow=False, mask=mask)
@@ -220,7 +268,7 @@ def test_deep_data_with_unknown_classes_gives_the_known_parts() -> None:
                          "options": {"flags": flags, "shallow": False, "property_mask": mask,
                                      "skip_unknown_types": True}})
         checks.append((load_schema(partial), known))
-    assert len(checks) >= 10
+    assert len(checks) >= 6
     for (schema, known), [theirs] in zip(checks, run(requests), strict=True):
         assert from_katsuba(schema, theirs) == known
 
