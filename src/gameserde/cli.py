@@ -32,6 +32,8 @@ FORMATS = {
                     "time"),
     "zeze": ("gameserde.zeze.cli", "Zeze beans with a solution XML schema (Java runtime's "
              "ByteBuffer)"),
+    "kingsisle": ("gameserde.kingsisle.cli", "KingsIsle ObjectProperty (Wizard101, Pirate101) "
+                  "with a type list: streams and BINd files"),
 }
 
 VERBS = {
@@ -114,7 +116,8 @@ def build_parser() -> argparse.ArgumentParser:
                "  gameserde decode godot save.bin\n"
                "  gameserde decode godot --framing store_var savegame.sav -o save.json\n"
                "  gameserde encode godot save.json -o save.bin\n"
-               "  gameserde inspect godot --profile godot3 packet.bin\n\n"
+               "  gameserde inspect godot --profile godot3 packet.bin\n"
+               "  gameserde decode kingsisle --types types.json --deep Template.bin\n\n"
                "Run 'gameserde VERB FORMAT --help' for the options of one format.\n\n"
                + EXIT_STATUS,
         formatter_class=argparse.RawDescriptionHelpFormatter,

@@ -346,6 +346,24 @@ def kingsisle_bind() -> list[bytes]:
     return out
 
 
+def cli_kingsisle() -> list[bytes]:
+    """The decode seeds under decode, verify and inspect with their flags; their JSON and
+    XML under encode (plain and BINd)."""
+    from gameserde.kingsisle import to_json, to_xml
+
+    out = []
+    for seed in kingsisle_decode():
+        ser = targets.kingsisle_serializers()[seed[0]]
+        if ser.skip_unknown_types:
+            continue
+        deep = 0 if ser.shallow else 4
+        out += [bytes([verb | deep, ser.flags]) + seed[1:] for verb in (0, 2, 3)]
+        item = ser.decode(seed[1:])
+        out.append(bytes([1 | deep, ser.flags]) + to_json(item).encode())
+        out.append(bytes([1 | 64, ser.flags]) + to_xml(item, ser.schema).encode())
+    return out
+
+
 SEEDS: dict[str, Callable[[], list[bytes]]] = {
     "godot.decode": godot_decode,
     "godot.framings": godot_framings,
@@ -375,6 +393,7 @@ SEEDS: dict[str, Callable[[], list[bytes]]] = {
     "kingsisle.bind": kingsisle_bind,
     "cli": cli,
     "cli.zeze": cli_zeze,
+    "cli.kingsisle": cli_kingsisle,
 }
 
 

@@ -894,6 +894,42 @@ def cli_zeze(data: bytes) -> None:
     check_cli(argv, data)
 
 
+@functools.cache
+def kingsisle_cli_types() -> str:
+    """The synthetic type list of ``tests/kingsisle/typelists.py`` as a file for
+    ``cli.kingsisle``."""
+    from tests.kingsisle.typelists import type_list
+
+    folder = workdir() / "cli"
+    folder.mkdir(exist_ok=True)
+    path = folder / "kingsisle.json"
+    path.write_text(type_list())
+    return str(path)
+
+
+def cli_kingsisle(data: bytes) -> None:
+    """``gameserde VERB kingsisle`` (byte 0: bits 0-1 the verb, bit 2 ``--deep``, bit 3
+    ``--skip-unknown-types``, bit 4 ``--enum-names``, bit 5 ``--xml``, bit 6 ``--bind``;
+    byte 1: ``--flags``, its low 5 bits, with bits 5-7 ``--mask`` 7, 0x18 or 0), with the
+    checks of :func:`cli`."""
+    if len(data) < 2:
+        return
+    path = workdir() / "input"
+    path.write_bytes(data[2:])
+    a, b = data[0], data[1]
+    verb = CLI_VERBS[a & 3]
+    argv = [verb, "kingsisle", str(path), "--types", kingsisle_cli_types(),
+            "--flags", str(b & 31), "--mask", ("7", "0x18", "0")[(b >> 5) % 3]]
+    argv += [option for bit, option in ((4, "--deep"), (8, "--skip-unknown-types"))
+             if a & bit]
+    if verb == "encode":
+        argv = [o for o in argv if o != "--skip-unknown-types"]
+        argv += ["--bind"] if a & 64 else []
+    if verb == "decode":
+        argv += [option for bit, option in ((16, "--enum-names"), (32, "--xml")) if a & bit]
+    check_cli(argv, data)
+
+
 def check_cli(argv: list[str], data: bytes) -> None:
     """Run ``argv``: a documented exit status, no traceback, the same result with and
     without the accelerators, output linear in the input."""
@@ -938,5 +974,6 @@ TARGETS: dict[str, Callable[[bytes], None]] = {
     "kingsisle.bind": kingsisle_bind,
     "cli": cli,
     "cli.zeze": cli_zeze,
+    "cli.kingsisle": cli_kingsisle,
 }
 """Every target by name (the name is also its folder under ``tests/fuzz/corpus``)."""

@@ -4,6 +4,7 @@ recursion_limit works (no RecursionError), and past it is a DecodeError/EncodeEr
 from __future__ import annotations
 
 import json
+import zlib
 
 import pytest
 
@@ -79,3 +80,34 @@ def test_the_verbs_are_the_serializer_with_options() -> None:
     kingsisle.verify(data, LIST_SCHEMA, shallow=False, flags=1)
     with pytest.raises(DecodeError):
         kingsisle.verify(data[:-1], LIST_SCHEMA, shallow=False, flags=1)
+
+
+def test_error_offsets_are_in_the_input_or_said_to_be_inflated() -> None:
+    from gameserde.kingsisle import read_bind, write_bind
+    from gameserde.kingsisle.serializer import INFLATED_NOTE
+
+    value = KiObject("class N", NODE, {"m_items": [
+        KiObject("class Item", ITEM, {"m_name": b"x" * 40}) for _ in range(20)]})
+    plain = Serializer(LIST_SCHEMA, flags=1 | 8)  # stateful; compressed when it pays
+    short = KiObject("class N", NODE, {"m_items": []})
+    data = plain.encode(short)
+    assert data[4] == 0  # too small to compress: marker 0, body raw from byte 5
+    with pytest.raises(DecodeError) as raw_error:
+        plain.decode(data[:-1])
+    assert raw_error.value.offset == 9 and not raw_error.value.message.endswith(INFLATED_NOTE)
+    data = plain.encode(value)
+    assert data[4] == 1
+    body = zlib.decompress(data[9:])
+    damaged = data[:5] + len(body[:-2]).to_bytes(4, "little") + zlib.compress(body[:-2])
+    with pytest.raises(DecodeError) as inflated_error:
+        plain.decode(damaged)
+    assert inflated_error.value.message.endswith(INFLATED_NOTE)
+    assert inflated_error.value.offset is not None and inflated_error.value.offset < len(body)
+    with pytest.raises(DecodeError) as manual_error:
+        Serializer(LIST_SCHEMA, manual_compression=True).decode(
+            b"\x04\x00\x00\x00" + zlib.compress(NODE.to_bytes(4, "little")))
+    assert manual_error.value.message.endswith(INFLATED_NOTE)
+    bind = write_bind(short, LIST_SCHEMA, flags=1)
+    with pytest.raises(DecodeError) as bind_error:
+        read_bind(bind[:-1], LIST_SCHEMA)
+    assert bind_error.value.offset == len(bind) - 4

@@ -191,11 +191,11 @@ def _unhex(text: str, width: int, what: str) -> bytes:
 
 def _parse_int(word: str, bits: int, signed: bool, type_name: str) -> int:
     if not _INT.match(word):
-        raise TextError(f"{_show(word)} is not a decimal integer (for a {type_name})")
+        raise TextError(f"{_show(word)} is not a decimal integer (the type is {type_name})")
     value = int(word)
     low, high = (-(1 << (bits - 1)), 1 << (bits - 1)) if signed else (0, 1 << bits)
     if not low <= value < high:
-        raise TextError(f"{value} does not fit a {type_name}")
+        raise TextError(f"{value} does not fit the type {type_name}")
     return value
 
 
@@ -211,8 +211,8 @@ def _parse_float(type_name: str, word: str) -> float:
     else:
         match = _NAN_BITS.match(lower)
         if match is None:
-            raise TextError(f"{_show(word)} is not a decimal number, inf or nan (for a "
-                            f"{type_name})")
+            raise TextError(f"{_show(word)} is not a decimal number, inf or nan (the type "
+                            f"is {type_name})")
         raw = int(match.group(1), 16)
         if raw >> bits or raw & exponent != exponent or not raw & fraction:
             raise TextError(f"{_show(word)} is not the bits of a {type_name} NaN")

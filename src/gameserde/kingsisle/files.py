@@ -14,6 +14,7 @@ from gameserde.errors import DecodeError
 from gameserde.kingsisle.objects import KiObject
 from gameserde.kingsisle.serializer import (
     COMPACT_LENGTH_PREFIXES,
+    INFLATED_NOTE,
     MAX_DECOMPRESSED_SIZE,
     STATEFUL_FLAGS,
     WITH_COMPRESSION,
@@ -42,7 +43,12 @@ def read_bind(data: bytes | bytearray | memoryview, schema: KiSchema, *,
     ser = Serializer(schema, flags=STATEFUL_FLAGS, shallow=False, property_mask=property_mask,
                      skip_unknown_types=skip_unknown_types, recursion_limit=recursion_limit,
                      max_decompressed_size=max_decompressed_size)
-    return ser.decode(data[4:])
+    try:
+        return ser.decode(data[4:])
+    except DecodeError as e:  # offsets in the file, magic included (not in inflated data)
+        if e.offset is not None and not e.message.endswith(INFLATED_NOTE):
+            e.offset += len(BIND_MAGIC)
+        raise
 
 
 def write_bind(obj: KiObject, schema: KiSchema, *, flags: int = BIND_FLAGS,

@@ -23,7 +23,7 @@ from gameserde._bytemap import Path, Region, render
 from gameserde._recursion import recursion_room
 from gameserde.errors import DecodeError, EncodeError
 from gameserde.kingsisle.bitbuf import BitReader
-from gameserde.kingsisle.objects import KiObject
+from gameserde.kingsisle.objects import KiObject, property_step
 from gameserde.kingsisle.serializer import (
     ALL_FLAGS,
     STATEFUL_FLAGS,
@@ -216,7 +216,7 @@ class _Mapper(Serializer):
         elif what == "a bool":  # the presence bit of the object's next delta property
             name = next(self.deltas[-1] or iter(()), "?")
             self.row(start, bits, "delta presence", "present" if value else "absent",
-                     Path(self.where, f".{name}"))
+                     Path(self.where, property_step(name)))
         else:
             self.row(start, bits, what.removeprefix("an ").removeprefix("a "),
                      f"{value} bits" if what.endswith("size") else str(value))
@@ -249,7 +249,7 @@ class _Mapper(Serializer):
 
     def _property(self, f: Field, r: BitReader, depth: int) -> Any:
         parent = self.where
-        self.where = Path(parent, f".{f.name}")
+        self.where = Path(parent, property_step(f.name))
         self.lists.append([self.where, 0] if isinstance(f.type, List) else None)
         try:
             return super()._property(f, r, depth)

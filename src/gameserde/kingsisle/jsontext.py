@@ -42,7 +42,7 @@ from gameserde import _jsonio
 from gameserde._float32 import float32_from_bits, float32_to_bits
 from gameserde._recursion import recursion_room
 from gameserde.errors import DecodeError, EncodeError, path_key
-from gameserde.kingsisle.objects import KiObject
+from gameserde.kingsisle.objects import KiObject, property_step
 from gameserde.kingsisle.serializer import _STRUCTS
 from gameserde.kingsisle.typelist import LEAF_TYPES, KiSchema
 from gameserde.schema.model import Bool, Bytes, Enum, Field, Float, Int, List, Record, Ref, String
@@ -65,10 +65,6 @@ _JSON_ORDER = {"class Color": ("r", "g", "b", "a"), "class Quaternion": ("x", "y
 _D, _Q = struct.Struct("<d"), struct.Struct("<Q")
 _QUIET_NAN32, _QUIET_NAN64 = 0x7FC00000, 0x7FF8000000000000
 _SPECIAL = {"Infinity": math.inf, "-Infinity": -math.inf, "NaN": math.nan}
-
-
-def _step(key: Any) -> str:
-    return "." + key if isinstance(key, str) and key.isidentifier() else path_key(key)
 
 
 def _a(name: str) -> str:
@@ -239,7 +235,7 @@ class _Out:
                 try:
                     out[name] = self.untyped(value, depth)
                 except EncodeError as e:
-                    e.add_parent(_step(name))
+                    e.add_parent(property_step(name))
                     raise
             return out
         cls = self.schema.class_by_hash(obj.type_hash)
@@ -252,7 +248,7 @@ class _Out:
                 try:
                     out[f.name] = self.property(f, obj[f.name], depth)
                 except EncodeError as e:
-                    e.add_parent(_step(f.name))
+                    e.add_parent(property_step(f.name))
                     raise
         if len(out) - 1 != len(obj):
             extra = next(k for k in obj if k not in out or k == TYPE_KEY)
@@ -445,7 +441,7 @@ class _In:
                     raise DecodeError(f"{cls.name} has no property {key!r}", format=FORMAT)
                 values[key] = self.property(f, item, depth)
             except DecodeError as e:
-                e.add_parent(_step(key))
+                e.add_parent(property_step(key))
                 raise
         ordered = ((f.name, values[f.name]) for f in cls.fields if f.name in values)
         return KiObject(cls.name, int(cls.attributes["hash"]), ordered)

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["KiObject"]
+from gameserde.errors import path_key
+
+__all__ = ["KiObject", "property_step"]
+
+
+def property_step(name: str) -> str:
+    """The path step of property ``name`` in error messages and maps: ``.m_name`` (a name
+    that is not an identifier is quoted: ``["odd name"]``)."""
+    return "." + name if name.isidentifier() else path_key(name)
 
 
 class KiObject(dict[str, Any]):

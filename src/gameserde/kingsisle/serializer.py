@@ -19,12 +19,13 @@ from gameserde._recursion import recursion_room
 from gameserde.errors import DecodeError, EncodeError
 from gameserde.kingsisle import _accel
 from gameserde.kingsisle.bitbuf import BitReader, BitWriter
-from gameserde.kingsisle.objects import KiObject
+from gameserde.kingsisle.objects import KiObject, property_step
 from gameserde.kingsisle.typelist import FLAGS, KiSchema
 from gameserde.schema.model import Enum, Field, List, Record, Ref
 
 __all__ = ["ALL_FLAGS", "COMPACT_LENGTH_PREFIXES", "FORBID_DELTA_ENCODE", "HUMAN_READABLE_ENUMS",
-           "MAX_DECOMPRESSED_SIZE", "STATEFUL_FLAGS", "WITH_COMPRESSION", "Serializer"]
+           "INFLATED_NOTE", "MAX_DECOMPRESSED_SIZE", "STATEFUL_FLAGS", "WITH_COMPRESSION",
+           "Serializer"]
 
 STATEFUL_FLAGS = 1 << 0
 COMPACT_LENGTH_PREFIXES = 1 << 1
@@ -32,6 +33,10 @@ HUMAN_READABLE_ENUMS = 1 << 2
 WITH_COMPRESSION = 1 << 3
 FORBID_DELTA_ENCODE = 1 << 4
 ALL_FLAGS = 0x1F
+
+INFLATED_NOTE = " (the offset is in the inflated data)"
+"""Ends the message of an error inside compressed data, whose offset is in the inflated
+bytes (``gameserde inspect`` shows them)."""
 
 MAX_DECOMPRESSED_SIZE = 256 * 1024 * 1024
 """The default cap on an inflated stream: larger declared sizes are refused before
@@ -72,6 +77,12 @@ _STRUCTS: dict[str, tuple[str, tuple[str, ...]]] = {
     "class Rect<int>": ("int", ("left", "top", "right", "bottom")),
     "class Rect<float>": ("float", ("left", "top", "right", "bottom")),
 }
+
+
+def _note_inflated(e: DecodeError) -> None:
+    """Say in ``e``'s message that its offset is in inflated data."""
+    if not e.message.endswith(INFLATED_NOTE):
+        e.message += INFLATED_NOTE
 
 
 def _fail(message: str, r: BitReader) -> DecodeError:
@@ -131,22 +142,42 @@ class Serializer:
         root is an error."""
         data = bytes(data)
         self.skipped = []
-        if self.manual_compression:
-            data = self._inflate(data, 0)
+        if not self.manual_compression:
+            return self._stream(data)
+        data = self._inflate(data, 0)
+        try:
+            return self._stream(data)
+        except DecodeError as e:
+            _note_inflated(e)
+            raise
+
+    def _stream(self, data: bytes) -> KiObject:
+        """The root object of a stream: its flags word, compression and body."""
         flags, pos = self.flags, 0
         if flags & STATEFUL_FLAGS:
             if len(data) < 4:
                 raise DecodeError("the stream's flags word needs 4 bytes", offset=0,
                                   format="kingsisle")
             flags, pos = int.from_bytes(data[:4], "little") & ALL_FLAGS, 4
+        inflated = False
         if flags & WITH_COMPRESSION:
             if len(data) <= pos:
                 raise DecodeError("the compression marker is missing", offset=pos,
                                   format="kingsisle")
             marker, pos = data[pos], pos + 1
-            data = self._inflate(data[pos:], pos) if marker else data[pos:]
-        else:
-            data = data[pos:]
+            if marker:
+                data, pos, inflated = self._inflate(data[pos:], pos), 0, True
+        try:
+            return self._body(data[pos:], flags)
+        except DecodeError as e:  # offsets in the input, or said to be in inflated data
+            if inflated:
+                _note_inflated(e)
+            elif e.offset is not None:
+                e.offset += pos
+            raise
+
+    def _body(self, data: bytes, flags: int) -> KiObject:
+        """The root object of a stream's body, read with ``flags``."""
         root = _accel.decode(self, data, flags)
         if root is not None:
             return root
@@ -260,7 +291,7 @@ class Serializer:
                 raise
             return items
         except DecodeError as e:
-            e.add_parent(f".{f.name}")
+            e.add_parent(property_step(f.name))
             raise
 
     def _length(self, r: BitReader, container: bool) -> int:
@@ -432,7 +463,7 @@ class Serializer:
                     e.add_parent(f"[{index}]")
                     raise
         except EncodeError as e:
-            e.add_parent(f".{f.name}")
+            e.add_parent(property_step(f.name))
             raise
 
     def _write_struct(self, type_name: str, value: Any, w: BitWriter) -> None:

@@ -34,7 +34,7 @@ Reading is safe for untrusted text: a document type declaration (and with it eve
 definition) is refused before expat acts on it, so nothing is expanded or fetched; elements
 are checked as they open, so nesting is bounded by ``recursion_limit``; the work is linear in
 the text. Every problem is a :class:`DecodeError` with the line, the byte offset and the path
-of the value (``$["m_items"][3]["m_name"]``).
+of the value (``$.m_items[3].m_name``).
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ from typing import Any
 from xml.parsers import expat
 
 from gameserde._recursion import recursion_room
-from gameserde.errors import DecodeError, EncodeError, path_key
+from gameserde.errors import DecodeError, EncodeError
 from gameserde.kingsisle._xmlvalues import (
     NOT_XML,
     WHITESPACE,
@@ -58,7 +58,7 @@ from gameserde.kingsisle._xmlvalues import (
     parse_struct,
     struct_text,
 )
-from gameserde.kingsisle.objects import KiObject
+from gameserde.kingsisle.objects import KiObject, property_step
 from gameserde.kingsisle.typelist import KiSchema
 from gameserde.schema.model import Enum, Field, List, Record, Ref
 
@@ -166,7 +166,7 @@ class _Writer:
                                       format="kingsisle")
                 self.property(plan, obj[name], indent + 1, depth)
             except EncodeError as e:
-                e.add_parent(path_key(name))
+                e.add_parent(property_step(name))
                 raise
         self.out.append(f"{tabs}</Class>\n")
 
@@ -312,11 +312,11 @@ class _Reader:
                            path=self.path(), format="kingsisle")
 
     def path(self) -> str:
-        """The path of the value the reader is in (``$["m_items"][3]["m_name"]``)."""
+        """The path of the value the reader is in (``$.m_items[3].m_name``)."""
         steps = ["$"]
         for frame in self.stack:
             if isinstance(frame, _ValueFrame):
-                steps.append(path_key(frame.plan.name))
+                steps.append(property_step(frame.plan.name))
                 if frame.index >= 0:
                     steps.append(f"[{frame.index}]")
         return "".join(steps)
