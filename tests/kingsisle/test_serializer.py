@@ -111,3 +111,20 @@ def test_error_offsets_are_in_the_input_or_said_to_be_inflated() -> None:
     with pytest.raises(DecodeError) as bind_error:
         read_bind(bind[:-1], LIST_SCHEMA)
     assert bind_error.value.offset == len(bind) - 4
+
+
+@pytest.mark.parametrize("value", [10 ** 5000, -(10 ** 5000), [10 ** 5000]],
+                         ids=["huge", "huge negative", "list of huge"])
+def test_huge_values_are_encode_errors(value: object) -> None:
+    import random
+
+    from gameserde.kingsisle import to_xml
+    from tests.kingsisle.test_katsuba_serializer import SCHEMA, root
+
+    full = root(random.Random(0), big=False)
+    for name in ("m_int", "m_float", "m_bool", "m_str", "m_pos"):
+        obj = KiObject(full.type_name, full.type_hash, {**full, name: value})
+        with pytest.raises(EncodeError, match=r"an integer of 16610 bits|too long to print"):
+            Serializer(SCHEMA).encode(obj)
+        with pytest.raises(EncodeError, match=r"an integer of 16610 bits|too long to print"):
+            to_xml(obj, SCHEMA)

@@ -15,7 +15,14 @@ from typing import Any
 
 from gameserde._float32 import float32_from_bits, float32_to_bits
 from gameserde.errors import EncodeError
-from gameserde.kingsisle.serializer import _INTS, _STRUCTS, _enum_value, _int_in, _struct_parts
+from gameserde.kingsisle.serializer import (
+    _INTS,
+    _STRUCTS,
+    _enum_value,
+    _int_in,
+    _show,
+    _struct_parts,
+)
 from gameserde.schema.model import Enum
 
 __all__ = ["NOT_XML", "WHITESPACE", "TextError", "attribute", "enum_text", "leaf_text",
@@ -55,10 +62,6 @@ class TextError(ValueError):
     """The text of a value does not read as its type."""
 
 
-def _show(text: str, limit: int = 40) -> str:
-    return repr(text if len(text) <= limit else text[:limit] + "...")
-
-
 def attribute(text: str) -> str:
     """``text`` as an attribute value in double quotes (blanks kept as references)."""
     return text.translate(_ATTRIBUTE_ESCAPES)
@@ -72,7 +75,7 @@ def leaf_text(type_name: str, value: Any) -> tuple[str, bool]:
     it is the hexadecimal form of a string XML cannot hold."""
     if type_name == "bool":
         if not isinstance(value, bool):
-            raise EncodeError(f"a bool must be True or False, not {value!r}",
+            raise EncodeError(f"a bool must be True or False, not {_show(value)}",
                               format="kingsisle")
         return ("1" if value else "0"), False
     if type_name in _INTS:
@@ -83,7 +86,7 @@ def leaf_text(type_name: str, value: Any) -> tuple[str, bool]:
     if type_name == "std::string":
         data = value.encode("utf-8") if isinstance(value, str) else value
         if not isinstance(data, bytes | bytearray):
-            raise EncodeError(f"a std::string must be bytes or str, not {value!r}",
+            raise EncodeError(f"a std::string must be bytes or str, not {_show(value)}",
                               format="kingsisle")
         try:
             text = data.decode("utf-8")
@@ -94,7 +97,7 @@ def leaf_text(type_name: str, value: Any) -> tuple[str, bool]:
         return text.translate(_ESCAPES), False
     if type_name == "std::wstring":
         if not isinstance(value, str):
-            raise EncodeError(f"a std::wstring must be a str, not {value!r}",
+            raise EncodeError(f"a std::wstring must be a str, not {_show(value)}",
                               format="kingsisle")
         if NOT_XML.search(value):  # lone surrogates, control characters
             return value.encode("utf-16-be", "surrogatepass").hex(), True
@@ -105,11 +108,13 @@ def leaf_text(type_name: str, value: Any) -> tuple[str, bool]:
 def _float_text(type_name: str, value: Any) -> str:
     bits, fmt, quiet, _, _ = _FLOATS[type_name]
     if not isinstance(value, int | float) or isinstance(value, bool):
-        raise EncodeError(f"a {type_name} must be a number, not {value!r}", format="kingsisle")
+        raise EncodeError(f"a {type_name} must be a number, not {_show(value)}",
+                          format="kingsisle")
     try:
         number = float(value)
     except OverflowError:
-        raise EncodeError(f"{value} is too large for a {type_name}", format="kingsisle") from None
+        raise EncodeError(f"{_show(value)} is too large for a {type_name}",
+                          format="kingsisle") from None
     if bits == 32:
         raw = float32_to_bits(number)
         number = float32_from_bits(raw)

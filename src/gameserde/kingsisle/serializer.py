@@ -79,6 +79,18 @@ _STRUCTS: dict[str, tuple[str, tuple[str, ...]]] = {
 }
 
 
+def _show(value: Any) -> str:
+    """``value`` for a message: its repr, cut at 60 characters (an int too long to print,
+    by its size)."""
+    try:
+        text = repr(value)
+    except ValueError:  # an int past sys.get_int_max_str_digits, or a value holding one
+        if isinstance(value, int):
+            return f"an integer of {value.bit_length()} bits"
+        return f"a {type(value).__name__} holding an integer too long to print"
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 def _note_inflated(e: DecodeError) -> None:
     """Say in ``e``'s message that its offset is in inflated data."""
     if not e.message.endswith(INFLATED_NOTE):
@@ -507,7 +519,7 @@ class Serializer:
         """``value`` as the leaf type named ``type_name`` (not a struct)."""
         if type_name == "bool":
             if not isinstance(value, bool):
-                raise EncodeError(f"a bool must be True or False, not {value!r}",
+                raise EncodeError(f"a bool must be True or False, not {_show(value)}",
                                   format="kingsisle")
             w.write_bool(value)
             return
@@ -520,12 +532,12 @@ class Serializer:
         if type_name in _FLOATS:
             bits, fmt, raw = _FLOATS[type_name]
             if not isinstance(value, int | float) or isinstance(value, bool):
-                raise EncodeError(f"a {type_name} must be a number, not {value!r}",
+                raise EncodeError(f"a {type_name} must be a number, not {_show(value)}",
                                   format="kingsisle")
             try:
                 as_float = float(value)
             except OverflowError:
-                raise EncodeError(f"{value} is too large for a {type_name}",
+                raise EncodeError(f"{_show(value)} is too large for a {type_name}",
                                   format="kingsisle") from None
             w.align()
             if bits == 32:  # rounded as Rust's `as f32` (katsuba) does: overflow is infinity
@@ -536,7 +548,7 @@ class Serializer:
         if type_name == "std::string":
             data = value.encode("utf-8") if isinstance(value, str) else value
             if not isinstance(data, bytes | bytearray):
-                raise EncodeError(f"a std::string must be bytes or str, not {value!r}",
+                raise EncodeError(f"a std::string must be bytes or str, not {_show(value)}",
                                   format="kingsisle")
             if not self.flags & COMPACT_LENGTH_PREFIXES and len(data) > 0xFFFF:
                 raise EncodeError("a std::string longer than 65535 bytes needs compact "
@@ -547,7 +559,7 @@ class Serializer:
             return
         if type_name == "std::wstring":
             if not isinstance(value, str):
-                raise EncodeError(f"a std::wstring must be a str, not {value!r}",
+                raise EncodeError(f"a std::wstring must be a str, not {_show(value)}",
                                   format="kingsisle")
             units = value.encode("utf-16-le", "surrogatepass")
             self._write_length(len(units) // 2, w, container=False)
@@ -588,7 +600,7 @@ def _struct_parts(type_name: str, value: Any) -> tuple[str, list[Any]]:
     """A leaf struct's component type and its components in wire order."""
     kind, keys = _STRUCTS[type_name]
     if not isinstance(value, dict) or set(value) != set(keys):
-        raise EncodeError(f"a {type_name} is a dict of {', '.join(keys)}, not {value!r}",
+        raise EncodeError(f"a {type_name} is a dict of {', '.join(keys)}, not {_show(value)}",
                           format="kingsisle")
     if type_name != "class Matrix3x3":
         return kind, [value[k] for k in keys]
@@ -601,9 +613,9 @@ def _struct_parts(type_name: str, value: Any) -> tuple[str, list[Any]]:
 
 def _int_in(value: Any, bits: int, signed: bool, type_name: str) -> int:
     if not isinstance(value, int) or isinstance(value, bool):
-        raise EncodeError(f"a {type_name} must be an int, not {value!r}", format="kingsisle")
+        raise EncodeError(f"a {type_name} must be an int, not {_show(value)}", format="kingsisle")
     low, high = (-(1 << (bits - 1)), 1 << (bits - 1)) if signed else (0, 1 << bits)
     if not low <= value < high:
-        raise EncodeError(f"{value} does not fit a {type_name}", format="kingsisle")
+        raise EncodeError(f"{_show(value)} does not fit a {type_name}", format="kingsisle")
     return value
 
