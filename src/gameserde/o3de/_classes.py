@@ -1,0 +1,122 @@
+"""Reflected classes (``LoadClass``/``StoreClass``) and type names (``$type``)."""
+
+from __future__ import annotations
+
+from typing import Any
+from uuid import UUID
+
+from gameserde.errors import EncodeError
+from gameserde.o3de._context import NO_DEFAULT, LoadContext, StoreContext, members
+from gameserde.o3de.registry import ClassInfo, FieldInfo, Registry, TypeExpr
+from gameserde.o3de.result import Outcomes, ResultCode, Tasks
+from gameserde.o3de.typeid import name_crc, search_uuid, uuid_text
+
+__all__ = ["TYPE_FIELD", "load_class", "resolve_type_text", "store_class", "type_name"]
+
+TYPE_FIELD = "$type"
+_SPACE = " \t\n\v\f\r"
+
+
+def _find_field(info: ClassInfo, name: str) -> FieldInfo | None:
+    crc = name_crc(name)
+    for f in reversed(info.all_fields):
+        if name_crc(f.name) == crc:
+            return f
+    return None
+
+
+def load_class(ctx: LoadContext, info: ClassInfo, current: Any, value: Any
+               ) -> tuple[Any, ResultCode]:
+    """``LoadClass``: members in document order onto ``current``; unknown names Skipped."""
+    loads = 0
+    result = ResultCode.task_only(Tasks.ReadField)
+    for name, member in members(value):
+        if name == TYPE_FIELD:
+            continue
+        f = _find_field(info, name)
+        ctx.push(name)
+        try:
+            if f is None:
+                result = result.combine(ctx.report(
+                    Tasks.ReadField, Outcomes.Skipped,
+                    "Skipping field as there's no matching variable in the target."))
+                continue
+            old = getattr(current, f.attr)
+            if f.type.kind == "pointer" and f.type.flavor == "raw":
+                new, code = ctx.load_pointer(f.type.args[0], old, member)
+            else:
+                new, code = ctx.load(f.type, old, member, False)
+            setattr(current, f.attr, new)
+            result = result.combine(code)
+            if code.halted:
+                return current, ctx.report_code(code, "Loading of element has failed.")
+            if code.processing.name != "Altered":
+                loads += 1
+        finally:
+            ctx.pop()
+    if len(info.all_fields) > loads:
+        result = result.combine(ResultCode.of(
+            Tasks.ReadField, Outcomes.DefaultsUsed if loads == 0 else Outcomes.PartialDefaults))
+    return current, result
+
+
+def store_class(ctx: StoreContext, info: ClassInfo, value: Any, default: Any,
+                out: dict[str, Any]) -> ResultCode:
+    """``StoreClass``: every field, base classes' first, into ``out``; a field equal to its
+    default is left out unless defaults are kept."""
+    if not info.all_fields:
+        return ctx.report(Tasks.WriteValue,
+                          Outcomes.Success if ctx.keep_defaults else Outcomes.DefaultsUsed,
+                          "Class didn't contain any elements to store.")
+    result = ResultCode.task_only(Tasks.WriteValue)
+    for f in info.all_fields:
+        ctx.push(f.name)
+        try:
+            try:
+                element = getattr(value, f.attr)
+            except AttributeError:
+                raise EncodeError(f"{value!r} has no attribute {f.attr} for the field {f.name}",
+                                  path="$." + ctx.path_text(), format="o3de") from None
+            element_default = NO_DEFAULT
+            if default is not NO_DEFAULT and default is not None and not f.no_default:
+                element_default = getattr(default, f.attr)
+            if f.type.kind == "pointer" and f.type.flavor == "raw":
+                out_value, code = ctx.store_pointer(f.type.args[0], element, element_default)
+            else:
+                out_value, code = ctx.store_with_class_data(f.type, element, element_default, False)
+            if not code.halted and (ctx.keep_defaults or code.outcome is not Outcomes.DefaultsUsed):
+                out[f.name] = out_value
+            result = result.combine(code)
+        finally:
+            ctx.pop()
+    return result
+
+
+def type_name(registry: Registry, t: TypeExpr) -> str:
+    """``StoreTypeName``: the registered name, or ``{UUID} Name`` when other registered types
+    share that name."""
+    name = registry.registered_name(t)
+    if len(registry.by_name(name)) <= 1:
+        return name
+    return f"{uuid_text(registry.type_id(t))} {name}"
+
+
+def resolve_type_text(registry: Registry, text: str, base: TypeExpr | None
+                      ) -> tuple[str, TypeExpr | None, UUID | None]:
+    """``LoadTypeIdFromJsonString``: ``("explicit", type, uuid)`` for a uuid anywhere in the
+    text or a name matching one registered type (or one derived from ``base`` among several);
+    ``("multiple", None, None)`` or ``("failed", None, None)`` otherwise. A uuid that is not
+    registered comes back with type None."""
+    found = search_uuid(text)
+    if found is not None:
+        return "explicit", registry.by_uuid(found), found
+    candidates = registry.by_name(text.strip(_SPACE))
+    if not candidates:
+        return "failed", None, None
+    if len(candidates) == 1:
+        return "explicit", candidates[0], registry.type_id(candidates[0])
+    if base is not None:
+        fitting = [c for c in candidates if registry.is_derived(c, base)]
+        if len(fitting) == 1:
+            return "explicit", fitting[0], registry.type_id(fitting[0])
+    return "multiple", None, None
