@@ -158,7 +158,7 @@ _ALIASES = {
 }
 _ALIASES.update({f"AZ::{name}": name for name in MATH})
 _ALIASES.update({f"AZStd::{name}": name for name in SEQUENCES + MAPS + POINTERS + REJECTED
-                 + ("array", "pair", "tuple", "any")})
+                 + ("array", "pair", "tuple")})
 _BUILTIN_IDS = {
     "char": "{3AB0037F-AF8D-48CE-BCA0-A170D18B2C03}",
     "signed char": "{CFD606FE-41B8-4744-B79F-8A6BD97713D8}",
@@ -530,7 +530,7 @@ class Registry:
         if t.kind == "class":
             info = self.classes.get(t.name)
             return info is not None and not info.abstract
-        return t.kind not in ("opaque", "rejected")
+        return t.kind != "rejected"
 
     def create(self, t: TypeExpr) -> Any:
         """A default-constructed value of the type (``SerializeContext::CreateAny``)."""
