@@ -111,3 +111,8 @@ def test_time_grows_linearly() -> None:
 
     small, large = seconds(2_000), seconds(20_000)
     assert large < small * 10 * 4 + 0.05
+
+
+def test_member_names_must_be_strings() -> None:
+    with pytest.raises(DecodeError):
+        load("Node", {1: 2}, registry=REG)

@@ -132,6 +132,11 @@ def test_math_forms() -> None:
     _, bad = load_direct("Color", {"HEX": "12345"}, registry=reg)
     assert bad.outcome is Outcomes.Unsupported
     assert load_direct("Matrix3x3", [1, 0, 0, 0, 2, 0, 0, 0, 3], registry=reg)[0].elements[4] == 2
+    turned, result = load("Matrix3x4", {"Yaw": 90.0, "scale": 2, "x": 5}, registry=reg)
+    assert turned.elements == pytest.approx((0, -2, 0, 5, 2, 0, 0, 0, 0, 0, 2, 0), abs=1e-6)
+    assert result.outcome is Outcomes.Success
+    assert load("Matrix4x4", {"roll": 0}, registry=reg)[1].outcome is Outcomes.DefaultsUsed
+    assert load("Matrix3x3", {"scale": 0}, registry=reg)[1].outcome is Outcomes.Unsupported
     transform = Transform(Vector3(1, 2, 3), Quaternion(), 2.0)
     out, _ = store(transform, registry=reg, default=Transform())
     assert out == {"Translation": [1.0, 2.0, 3.0], "Scale": 2.0}

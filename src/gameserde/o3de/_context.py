@@ -33,8 +33,14 @@ def is_object(value: Any) -> bool:
 
 
 def members(value: Any) -> list[tuple[str, Any]]:
-    """An object's members in document order, duplicates included."""
-    return list(value.items())
+    """An object's members in document order, duplicates included; a name that is not a
+    string (no JSON object has one) is a :class:`~gameserde.errors.DecodeError`."""
+    pairs = list(value.items())
+    for name, _ in pairs:
+        if not isinstance(name, str):
+            raise DecodeError(f"an object member name must be a string, not {name!r:.40}",
+                              format="o3de")
+    return pairs
 
 
 def _escape(step: str) -> str:

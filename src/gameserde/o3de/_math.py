@@ -171,6 +171,67 @@ def _color_hex(ctx: LoadContext, current: Color, text: str, alpha: bool) -> tupl
                                         "Successfully loaded color from hex string.")
 
 
+def _object_float(ctx: LoadContext, fields: list[tuple[str, Any]], names: tuple[str, str],
+                  current: float) -> tuple[float, ResultCode]:
+    for name in names:
+        found = [v for k, v in fields if k == name]
+        if found:
+            ctx.push(name)
+            try:
+                return load_leaf(ctx, _FLOAT, current, found[0])
+            finally:
+                ctx.pop()
+    return current, ResultCode.of(Tasks.ReadField, Outcomes.DefaultsUsed)
+
+
+def _multiply(a: tuple[float, ...], b: tuple[float, ...]) -> tuple[float, ...]:
+    ax, ay, az, aw = a
+    bx, by, bz, bw = b
+    return (aw * bx + ax * bw + ay * bz - az * by, aw * by - ax * bz + ay * bw + az * bx,
+            aw * bz + ax * by - ay * bx + az * bw, aw * bw - ax * bx - ay * by - az * bz)
+
+
+def _load_matrix_object(ctx: LoadContext, t: TypeExpr, value: Any) -> tuple[Any, ResultCode]:
+    """Degrees ``roll``/``pitch``/``yaw`` (rotations about x, y, z applied z first), a
+    uniform ``scale`` and, but for 3x3, a translation ``x``/``y``/``z``; lower- or Title-case
+    names. The identity reads as DefaultsUsed."""
+    fields = members(value)
+    result = ResultCode.task_only(Tasks.ReadField)
+    numbers: dict[str, float] = {}
+    names = ["scale", "roll", "pitch", "yaw"] + ([] if t.name == "Matrix3x3" else ["x", "y", "z"])
+    for name in names:
+        start = 1.0 if name == "scale" else 0.0
+        numbers[name], code = _object_float(ctx, fields, (name, name.capitalize()), start)
+        if code.processing.name != "Completed":
+            return MATH[t.name](), code
+        result = result.combine(code if name == "scale" else
+                                ResultCode.of(Tasks.ReadField, Outcomes.Success))
+        if name == "scale" and abs(numbers["scale"]) <= 1.1920928955078125e-07:
+            return MATH[t.name](), ctx.report_code(result.combine(ResultCode.of(
+                Tasks.ReadField, Outcomes.Unsupported)), "Scale can not be zero.")
+    q: tuple[float, ...] = (0.0, 0.0, 0.0, 1.0)
+    for axis, name in enumerate(("roll", "pitch", "yaw")):
+        half = math.radians(numbers[name]) * 0.5
+        turn = [0.0, 0.0, 0.0, math.cos(half)]
+        turn[axis] = math.sin(half)
+        q = _multiply(q, tuple(turn))
+    x, y, z, w = q
+    s = numbers["scale"]
+    rows = [[(1 - 2 * (y * y + z * z)) * s, 2 * (x * y - z * w) * s, 2 * (x * z + y * w) * s],
+            [2 * (x * y + z * w) * s, (1 - 2 * (x * x + z * z)) * s, 2 * (y * z - x * w) * s],
+            [2 * (x * z - y * w) * s, 2 * (y * z + x * w) * s, (1 - 2 * (x * x + y * y)) * s]]
+    if t.name != "Matrix3x3":
+        for row, name in zip(rows, ("x", "y", "z"), strict=True):
+            row.append(numbers[name])
+    if t.name == "Matrix4x4":
+        rows.append([0.0, 0.0, 0.0, 1.0])
+    matrix = MATH[t.name](tuple(as_float32(e) for row in rows for e in row))
+    if matrix == MATH[t.name]():
+        return matrix, ctx.report(Tasks.ReadField, Outcomes.DefaultsUsed,
+                                  "Using identity matrix for empty object.")
+    return matrix, ctx.report_code(result, "Successfully read math matrix.")
+
+
 _COLOR_KEYS = ("rgba8", "rgb8", "rgba", "rgb", "hexa", "hex")
 
 
@@ -244,8 +305,7 @@ def load_math(ctx: LoadContext, t: TypeExpr, current: Any, value: Any) -> tuple[
             return _load_quaternion_object(ctx, current, value)
         if t.name.startswith("Vector"):
             return _load_vector_object(ctx, t, current, value)
-        return current, ctx.report(Tasks.ReadField, Outcomes.Unsupported,
-                                   "gameserde reads matrices from arrays only.")
+        return _load_matrix_object(ctx, t, value)
     return current, ctx.report(Tasks.ReadField, Outcomes.Unsupported,
                                f"Unsupported type. {t.name} can only be read from arrays or "
                                "objects.")

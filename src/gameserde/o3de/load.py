@@ -71,7 +71,7 @@ class _Loader(LoadContext):
                                     f"Reading into targets of type '{t}' is not supported.")
 
     def _takes_default(self, t: TypeExpr, new_instance: bool) -> bool:
-        if t.kind == "pointer":
+        if t.kind == "pointer" or t.name.startswith("Matrix"):
             return True
         if t.kind == "custom":
             serializer = self.registry.serializers[t.name][0]

@@ -211,6 +211,7 @@ class Registry:
         self.serializers: dict[str, tuple[Serializer, UUID, type | None]] = {}
         self._by_python: dict[type, str] = {}
         self._cache: dict[str, TypeExpr] = {}
+        self._index: tuple[dict[int, list[TypeExpr]], dict[UUID, TypeExpr]] | None = None
 
     # -- registration -------------------------------------------------------------------------
 
@@ -218,6 +219,7 @@ class Registry:
         if name in self.classes or name in self.enums or name in self.serializers:
             raise SchemaError(f"the type {name} is already registered")
         self._cache.clear()
+        self._index = None
 
     @staticmethod
     def _uuid(name: str, uuid: str | UUID | None) -> UUID:
@@ -488,12 +490,19 @@ class Registry:
         out += [TypeExpr("class", n) for n in self.classes]
         return out
 
+    def _indexes(self) -> tuple[dict[int, list[TypeExpr]], dict[UUID, TypeExpr]]:
+        if self._index is None:
+            names: dict[int, list[TypeExpr]] = {}
+            ids: dict[UUID, TypeExpr] = {}
+            for t in self.named_types():
+                names.setdefault(name_crc(self.registered_name(t)), []).append(t)
+                ids.setdefault(self.type_id(t), t)
+            self._index = names, ids
+        return self._index
+
     def by_uuid(self, uuid: UUID) -> TypeExpr | None:
         """The registered type with this id."""
-        for t in self.named_types():
-            if self.type_id(t) == uuid:
-                return t
-        return None
+        return self._indexes()[1].get(uuid)
 
     def registered_name(self, t: TypeExpr) -> str:
         """The name O3DE knows the type by."""
@@ -503,8 +512,7 @@ class Registry:
 
     def by_name(self, name: str) -> list[TypeExpr]:
         """Every registered type whose name has the CRC32 of ``name`` (case-insensitive)."""
-        crc = name_crc(name)
-        return [t for t in self.named_types() if name_crc(self.registered_name(t)) == crc]
+        return list(self._indexes()[0].get(name_crc(name), ()))
 
     def is_derived(self, derived: TypeExpr, base: TypeExpr) -> bool:
         """``CanDowncast``: ``derived`` is ``base`` or a class with ``base`` among its bases."""
