@@ -192,3 +192,4 @@ def test_class_without_default_reports_create_default() -> None:
     assert out == {"x": 0}
     _, result = load("shared_ptr<Abstract>", {"$type": "Abstract"}, registry=reg)
     assert result.outcome is Outcomes.Catastrophic
+    assert load("Abstract", {"x": 1}, registry=reg)[1].outcome is Outcomes.Catastrophic

@@ -78,7 +78,7 @@ def store_class(ctx: StoreContext, info: ClassInfo, value: Any, default: Any,
                 raise EncodeError(f"{value!r} has no attribute {f.attr} for the field {f.name}",
                                   path="$." + ctx.path_text(), format="o3de") from None
             element_default = NO_DEFAULT
-            if default is not NO_DEFAULT and default is not None and not f.no_default:
+            if default is not NO_DEFAULT and default is not None:
                 element_default = getattr(default, f.attr)
             if f.type.kind == "pointer" and f.type.flavor == "raw":
                 out_value, code = ctx.store_pointer(f.type.args[0], element, element_default)

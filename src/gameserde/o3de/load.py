@@ -134,9 +134,17 @@ def load(type: str | TypeExpr, value: Any, *, registry: Registry, target: Any = 
     another code. Raises :class:`~gameserde.errors.DecodeError` only for input nested deeper
     than 200 levels."""
     ctx, t, target = _start(type, registry, target, clear_containers, reporter)
+    if target is None and t.kind == "class" and t.name in registry.classes:
+        return None, Result(_nothing(ctx), ctx.issues)
     with recursion_room(MAX_DEPTH * 8):
         loaded, code = ctx.load(t, target, value, False)
     return loaded, Result(code, ctx.issues)
+
+
+def _nothing(ctx: _Loader) -> ResultCode:
+    return ctx.report(Tasks.ReadField, Outcomes.Catastrophic,
+                      "Target object for Json Serialization is pointing to nothing during loading "
+                      "(the class is abstract and no target was given).")
 
 
 def load_direct(type: str | TypeExpr, value: Any, *, registry: Registry, target: Any = None,
@@ -146,6 +154,8 @@ def load_direct(type: str | TypeExpr, value: Any, *, registry: Registry, target:
     tests do (``BaseJsonSerializer::Load``): ``{}`` reaches the serializer (resetting a number,
     colour or vector) instead of being taken as "keep the value"."""
     ctx, t, target = _start(type, registry, target, clear_containers, reporter)
+    if target is None and t.kind == "class" and t.name in registry.classes:
+        return None, Result(_nothing(ctx), ctx.issues)
     with recursion_room(MAX_DEPTH * 8):
         if t.kind in _SERIALIZED:
             loaded, code = ctx.serializer_load(t, target, value)

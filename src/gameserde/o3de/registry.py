@@ -100,7 +100,6 @@ class FieldInfo:
     type: TypeExpr
     attr: str
     default: Any = dataclasses.MISSING
-    no_default: bool = False
 
 
 @dataclass(slots=True)
