@@ -103,7 +103,12 @@ def stream_map(data: bytes | bytearray | memoryview, serializer: Serializer, *,
 
 
 def _error(section: Section, offset: int, where: Path, message: str) -> None:
-    at = min(offset, len(section.data))
+    """The ERROR row: from ``offset``, or the first whole byte after the last row."""
+    last = section.rows[-1] if section.rows else None
+    after = 0 if last is None else (
+        8 * last.offset + last.bit + (last.bits if last.bits is not None else 8 * last.size)
+        + 7) >> 3
+    at = min(max(offset, after), len(section.data))
     section.rows.append(Region(at, len(section.data) - at, where, "ERROR", message))
 
 
