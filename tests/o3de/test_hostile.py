@@ -116,3 +116,13 @@ def test_time_grows_linearly() -> None:
 def test_member_names_must_be_strings() -> None:
     with pytest.raises(DecodeError):
         load("Node", {1: 2}, registry=REG)
+
+
+@pytest.mark.parametrize(("value", "type_name"), [(10**5000, "int"), ([10**5000], "int"),
+                                                  (10**5000, "E"), ([1] * 10**5, "string"),
+                                                  (10**5000, None)],
+                         ids=["int", "list", "enum", "long list", "no type"])
+def test_store_of_a_wrong_value_is_an_encode_error(value: Any, type_name: str | None) -> None:
+    with pytest.raises(EncodeError) as caught:
+        store(value, type_name, registry=REG)
+    assert len(str(caught.value)) < 300

@@ -6,7 +6,7 @@ from typing import Any
 from uuid import UUID
 
 from gameserde.errors import EncodeError
-from gameserde.o3de._context import NO_DEFAULT, LoadContext, StoreContext, members
+from gameserde.o3de._context import NO_DEFAULT, LoadContext, StoreContext, describe, members
 from gameserde.o3de.registry import ClassInfo, FieldInfo, Registry, TypeExpr
 from gameserde.o3de.result import Outcomes, ResultCode, Tasks
 from gameserde.o3de.typeid import name_crc, search_uuid, uuid_text
@@ -75,7 +75,8 @@ def store_class(ctx: StoreContext, info: ClassInfo, value: Any, default: Any,
             try:
                 element = getattr(value, f.attr)
             except AttributeError:
-                raise EncodeError(f"{value!r} has no attribute {f.attr} for the field {f.name}",
+                raise EncodeError(f"{describe(value)} has no attribute {f.attr} for the field "
+                                  f"{f.name}",
                                   path="$." + ctx.path_text(), format="o3de") from None
             element_default = NO_DEFAULT
             if default is not NO_DEFAULT and default is not None:

@@ -9,8 +9,8 @@ from gameserde.errors import DecodeError, EncodeError
 from gameserde.o3de.registry import Registry, TypeExpr
 from gameserde.o3de.result import Issue, Outcomes, Reporter, ResultCode, Tasks
 
-__all__ = ["MAX_DEPTH", "NO_DEFAULT", "Context", "LoadContext", "StoreContext", "is_object",
-           "members"]
+__all__ = ["MAX_DEPTH", "NO_DEFAULT", "Context", "LoadContext", "StoreContext", "describe",
+           "is_object", "members"]
 
 MAX_DEPTH = 200
 """How deeply values may nest (JSON and Python); deeper input raises an error."""
@@ -25,6 +25,18 @@ class _NoDefault:
 
 NO_DEFAULT: Any = _NoDefault()
 """A store with no default object (O3DE's ``nullptr`` default)."""
+
+
+def describe(value: Any) -> str:
+    """A short text naming a value for a message (never Python's ValueError for an integer
+    too long to print, nor a repr as long as the value)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 256:
+        return f"an integer of {value.bit_length()} bits"
+    try:
+        text = repr(value)
+    except (ValueError, RecursionError):
+        return f"a {type(value).__name__}"
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def is_object(value: Any) -> bool:

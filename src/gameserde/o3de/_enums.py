@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from gameserde.errors import EncodeError
-from gameserde.o3de._context import NO_DEFAULT, LoadContext, StoreContext
+from gameserde.o3de._context import NO_DEFAULT, LoadContext, StoreContext, describe
 from gameserde.o3de._primitives import number_kind, numeric_cast, text_to_int
 from gameserde.o3de.registry import EnumInfo, TypeExpr
 from gameserde.o3de.result import Outcomes, ResultCode, Tasks
@@ -139,8 +139,9 @@ def store_enum(ctx: StoreContext, info: EnumInfo, value: Any, default: Any
         return {}, ctx.report(Tasks.Convert, Outcomes.Unknown, (
             f"{'Signed' if t.signed else 'Unsigned'} underlying type with size={t.size // 8} is "
             "not supported by the enum serializer."))
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise EncodeError(f"{value!r} is not a value of the enum {info.name}",
+    if (not isinstance(value, int) or isinstance(value, bool)
+            or not -(1 << (t.size - 1)) <= value < 1 << t.size):
+        raise EncodeError(f"{describe(value)} is not a value of the enum {info.name}",
                           path="$." + ctx.path_text(), format="o3de")
     current = _wrap(int(value), t)
     has_default = default is not NO_DEFAULT and default is not None

@@ -13,7 +13,7 @@ from typing import Any
 from uuid import UUID
 
 from gameserde.errors import EncodeError
-from gameserde.o3de._context import NO_DEFAULT, LoadContext, StoreContext, is_object
+from gameserde.o3de._context import NO_DEFAULT, LoadContext, StoreContext, describe, is_object
 from gameserde.o3de._cparse import format_f, strtod, strtoll, strtoull
 from gameserde.o3de.registry import TypeExpr
 from gameserde.o3de.result import Outcomes, ResultCode, Tasks
@@ -250,7 +250,8 @@ def _store_value(t: TypeExpr, value: Any, path: str) -> Any:
         parsed = parse_uuid(value) if isinstance(value, str) else None
         if parsed is not None:
             return parsed
-    raise EncodeError(f"{value!r} is not a value of type {t.name}", path=path, format="o3de")
+    raise EncodeError(f"{describe(value)} is not a value of type {t.name}", path=path,
+                      format="o3de")
 
 
 def _same(t: TypeExpr, a: Any, b: Any) -> bool:

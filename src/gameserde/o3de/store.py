@@ -14,7 +14,7 @@ from uuid import UUID
 from gameserde._recursion import recursion_room
 from gameserde.errors import EncodeError
 from gameserde.o3de import _classes, _containers, _enums, _math, _pointers, _primitives
-from gameserde.o3de._context import MAX_DEPTH, NO_DEFAULT, StoreContext
+from gameserde.o3de._context import MAX_DEPTH, NO_DEFAULT, StoreContext, describe
 from gameserde.o3de.registry import Registry, TypeExpr
 from gameserde.o3de.result import Outcomes, Reporter, Result, ResultCode, Tasks
 
@@ -152,7 +152,7 @@ def store(value: Any, type: str | TypeExpr | None = None, *, registry: Registry,
     if type is None:
         found = registry.type_of_value(value)
         if found is None:
-            raise EncodeError(f"the type of {value!r} is not registered; pass it as type=",
+            raise EncodeError(f"the type of {describe(value)} is not registered; pass it as type=",
                               format="o3de")
         t = found
     else:
