@@ -18,11 +18,9 @@ _SPACE = " \t\n\v\f\r"
 
 
 def _find_field(info: ClassInfo, name: str) -> FieldInfo | None:
-    crc = name_crc(name)
-    for f in reversed(info.all_fields):
-        if name_crc(f.name) == crc:
-            return f
-    return None
+    if info.by_crc is None:
+        info.by_crc = {name_crc(f.name): f for f in info.all_fields}
+    return info.by_crc.get(name_crc(name))
 
 
 def load_class(ctx: LoadContext, info: ClassInfo, current: Any, value: Any
@@ -50,7 +48,7 @@ def load_class(ctx: LoadContext, info: ClassInfo, current: Any, value: Any
             result = result.combine(code)
             if code.halted:
                 return current, ctx.report_code(code, "Loading of element has failed.")
-            if code.processing.name != "Altered":
+            if not code.altered:
                 loads += 1
         finally:
             ctx.pop()

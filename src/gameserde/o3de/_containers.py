@@ -67,7 +67,7 @@ def _clear(ctx: LoadContext, current: Any) -> tuple[bool, ResultCode]:
     if code.outcome is Outcomes.Success:
         current.clear()
         code = ctx.report(Tasks.Clear, Outcomes.Success, "Cleared container.")
-    return code.processing.name == "Completed", code
+    return code.completed, code
 
 
 def load_seq(ctx: LoadContext, t: TypeExpr, current: Any, value: Any) -> tuple[Any, ResultCode]:
@@ -101,7 +101,7 @@ def load_seq(ctx: LoadContext, t: TypeExpr, current: Any, value: Any) -> tuple[A
             if code.halted:
                 return container, ctx.report_code(result, "Failed to read element for basic "
                                                           "container.")
-            if code.processing.name == "Altered":
+            if code.altered:
                 result = result.combine(code)
                 continue
             if is_set:
@@ -277,7 +277,7 @@ def load_tuple(ctx: LoadContext, t: TypeExpr, current: Any, value: Any) -> tuple
                 if code.halted:
                     return tuple(slots), ctx.report_code(result, "Failed to read element for "
                                                                  "AZStd::pair or AZStd::tuple.")
-                if code.processing.name != "Altered":
+                if not code.altered:
                     slots[index] = loaded
                     written += 1
                     break
@@ -345,7 +345,7 @@ def _load_map_element(ctx: LoadContext, t: TypeExpr, container: Any, key_json: A
         loaded, value_code = ctx.load(value_type, target, value_json, True)
     if value_code.halted:
         return ctx.report_code(value_code, "Failed to read value for associative container.")
-    if "Altered" in (key_code.processing.name, value_code.processing.name):
+    if key_code.altered or value_code.altered:
         return ctx.report(Tasks.ReadField, Outcomes.Unavailable,
                           "Unable to fully process an element for the associative container.")
     if multi:
@@ -354,7 +354,7 @@ def _load_map_element(ctx: LoadContext, t: TypeExpr, container: Any, key_json: A
         container[key] = loaded
     code = key_code.combine(value_code)
     return ctx.report_code(code, "Successfully loaded an entry into the associative container."
-                           if code.processing.name == "Completed" else
+                           if code.completed else
                            "Partially loaded an entry into the associative container.")
 
 

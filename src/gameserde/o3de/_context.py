@@ -55,6 +55,10 @@ def members(value: Any) -> list[tuple[str, Any]]:
     return pairs
 
 
+_FINE = frozenset((0, int(Outcomes.Success), int(Outcomes.DefaultsUsed),
+                   int(Outcomes.PartialDefaults)))
+
+
 def _escape(step: str) -> str:
     return step.replace("~", "~0").replace("/", "~1")
 
@@ -79,14 +83,18 @@ class Context:
         return self.report_code(ResultCode.of(task, outcome), message)
 
     def report_code(self, code: ResultCode, message: str) -> ResultCode:
-        """Report a given code (``context.Report(result, message)``)."""
-        path = self.path_text()
+        """Report a given code (``context.Report(result, message)``): the reporter sees every
+        report; the issue list keeps those that are not Success, DefaultsUsed or
+        PartialDefaults (what O3DE's ``LoadObjectFrom*`` helpers treat as failures)."""
         reporter = self.reporters[-1]
+        if reporter is None and code.packed >> 16 in _FINE:
+            return code
+        path = self.path_text()
         if reporter is not None:
             code = reporter(message, code, path)
             if not isinstance(code, ResultCode):
                 raise TypeError("a reporter must return a ResultCode")
-        if len(self.reporters) == 1:
+        if len(self.reporters) == 1 and code.packed >> 16 not in _FINE:
             self.issues.append(Issue(path, code, message))
         return code
 

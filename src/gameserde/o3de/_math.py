@@ -50,7 +50,7 @@ def _load_array(ctx: LoadContext, t: TypeExpr, current: Any, value: Any) -> tupl
             parts[index], code = load_leaf(ctx, _FLOAT, parts[index], value[index])
         finally:
             ctx.pop()
-        if code.processing.name != "Completed":
+        if not code.completed:
             return current, code
     return _build(t, parts), ctx.report(Tasks.ReadField, Outcomes.Success,
                                         f"Successfully read {t.name}.")
@@ -73,7 +73,7 @@ def _load_vector_object(ctx: LoadContext, t: TypeExpr, current: Any, value: Any
             parts[index], code = load_leaf(ctx, _FLOAT, parts[index], found[0])
         finally:
             ctx.pop()
-        if code.processing.name != "Completed":
+        if not code.completed:
             return current, code
         result = result.combine(ResultCode.of(Tasks.ReadField, Outcomes.Success))
     return _build(t, parts), ctx.report_code(result, f"Successfully read {t.name}.")
@@ -103,7 +103,7 @@ def _load_quaternion_object(ctx: LoadContext, current: Any, value: Any) -> tuple
             angles[index], code = load_leaf(ctx, _FLOAT, 0.0, member)
         finally:
             ctx.pop()
-        if code.processing.name != "Completed":
+        if not code.completed:
             return current, code
     return _euler_degrees(*angles), ctx.report(Tasks.ReadField, Outcomes.Success,
                                                "Successfully read quaternion.")
@@ -202,7 +202,7 @@ def _load_matrix_object(ctx: LoadContext, t: TypeExpr, value: Any) -> tuple[Any,
     for name in names:
         start = 1.0 if name == "scale" else 0.0
         numbers[name], code = _object_float(ctx, fields, (name, name.capitalize()), start)
-        if code.processing.name != "Completed":
+        if not code.completed:
             return MATH[t.name](), code
         result = result.combine(code if name == "scale" else
                                 ResultCode.of(Tasks.ReadField, Outcomes.Success))

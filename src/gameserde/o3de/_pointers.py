@@ -74,7 +74,7 @@ def load_pointer(ctx: LoadContext, declared: TypeExpr, current: Any, value: Any
                 "Unable to create an instance of a base class.")
         current = ctx.registry.create(target)
     loaded, code = ctx.load(target, current, value, True)
-    if was_null and code.processing.name in ("Halted", "Altered"):
+    if was_null and (code.halted or code.altered):
         return None, code
     return loaded, code
 
@@ -140,7 +140,7 @@ def load_any(ctx: LoadContext, current: Any, value: Any) -> tuple[Any, ResultCod
         loaded, code = ctx.load(found, instance, fields[key], True)
     finally:
         ctx.pop()
-    if code.halted or code.processing.name == "Altered":
+    if code.halted or code.altered:
         return current, code
     return AnyValue(found.name, loaded), code
 

@@ -115,6 +115,8 @@ class ClassInfo:
     all_fields: list[FieldInfo] = field(default_factory=list)
     registered_name: str = ""
     """The name O3DE knows the class by (``$type``); several classes may share one."""
+    by_crc: dict[int, FieldInfo] | None = None
+    """Fields by the CRC32 of their lower-cased name, a derived field before a base field."""
 
 
 @dataclass(slots=True)

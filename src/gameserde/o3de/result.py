@@ -76,7 +76,12 @@ class ResultCode:
     @classmethod
     def of(cls, task: Tasks, outcome: Outcomes) -> ResultCode:
         """``ResultCode(task, outcome)``: the processing follows from the outcome."""
-        return cls(int(task) | int(_processing_of(outcome)) << 8 | int(outcome) << 16)
+        key = (task, outcome)
+        code = _CODES.get(key)
+        if code is None:
+            code = cls(int(task) | int(_processing_of(outcome)) << 8 | int(outcome) << 16)
+            _CODES[key] = code
+        return code
 
     @classmethod
     def task_only(cls, task: Tasks) -> ResultCode:
@@ -104,29 +109,42 @@ class ResultCode:
 
     @property
     def halted(self) -> bool:
-        return self.processing is Processing.Halted
+        return (self.packed >> 8) & 0xFF == 4
+
+    @property
+    def altered(self) -> bool:
+        """Processing is Altered (the value was left as it was)."""
+        return (self.packed >> 8) & 0xFF == 2
+
+    @property
+    def completed(self) -> bool:
+        """Processing is Completed (or not set yet)."""
+        return (self.packed >> 8) & 0xFF in (0, 1)
 
     def combine(self, other: ResultCode) -> ResultCode:
         """``ResultCode::Combine``: the larger packed code, then Success+DefaultsUsed becomes
         PartialDefaults, Success+Skipped becomes PartialSkip and Completed+Altered becomes
         PartialAlter (only for outcomes and processings actually set)."""
         a, b = self.packed, other.packed
-        result = max(a, b)
-        oa, ob = a >> 16, b >> 16
-        pa, pb = (a >> 8) & 0xFF, (b >> 8) & 0xFF
-        pair = {oa, ob}
-        if pair == {Outcomes.Success, Outcomes.DefaultsUsed}:
-            result = (result & 0xFFFF) | int(Outcomes.PartialDefaults) << 16
-        elif pair == {Outcomes.Success, Outcomes.Skipped}:
-            result = (result & 0xFFFF) | int(Outcomes.PartialSkip) << 16
-        if {pa, pb} == {Processing.Completed, Processing.Altered}:
-            result = (result & ~0xFF00) | int(Processing.PartialAlter) << 8
-        return ResultCode(result)
+        result = a if a >= b else b
+        outcomes = (a >> 16) * (b >> 16)
+        if outcomes == 4 and a >> 16 != 2:  # Success (1) and DefaultsUsed (4)
+            result = (result & 0xFFFF) | 5 << 16  # PartialDefaults
+        elif outcomes == 2:  # Success (1) and Skipped (2)
+            result = (result & 0xFFFF) | 3 << 16  # PartialSkip
+        if ((a >> 8) & 0xFF) * ((b >> 8) & 0xFF) == 2:  # Completed (1) and Altered (2)
+            result = (result & ~0xFF00) | 3 << 8  # PartialAlter
+        if result == a:
+            return self
+        return other if result == b else ResultCode(result)
 
     def __repr__(self) -> str:
         if not self.has_done_work:
             return f"ResultCode({self.task.name})"
         return f"ResultCode({self.task.name}, {self.processing.name}, {self.outcome.name})"
+
+
+_CODES: dict[tuple[Tasks, Outcomes], ResultCode] = {}
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,7 +164,8 @@ the one used from there on, so a reporter can turn an error into a success or th
 
 @dataclass(slots=True)
 class Result:
-    """The outcome of a whole store or load: the combined code and every issue reported."""
+    """The outcome of a whole store or load: the combined code and every issue reported
+    (every report whose outcome is not Success, DefaultsUsed or PartialDefaults)."""
 
     code: ResultCode
     issues: list[Issue] = field(default_factory=list)
@@ -167,9 +186,7 @@ class Result:
     def ok(self) -> bool:
         """Whether O3DE's ``LoadObjectFrom*`` helpers would accept the load: every issue
         reported is Success, DefaultsUsed or PartialDefaults, and nothing halted."""
-        fine = {Outcomes.Success, Outcomes.DefaultsUsed, Outcomes.PartialDefaults}
-        return not self.code.halted and all(
-            i.code.outcome in fine for i in self.issues)
+        return not self.code.halted and not self.issues
 
     def __repr__(self) -> str:
         return f"Result({self.code!r}, {len(self.issues)} issue(s))"
