@@ -158,6 +158,8 @@ def test_strings_numbers_and_uuids() -> None:
     assert load("Uuid", "x{8651b6da9792407ca46da6e2e39ca900}", registry=reg)[0] == uid
     assert store(uid, "Uuid", registry=reg)[0] == "{8651B6DA-9792-407C-A46D-A6E2E39CA900}"
     assert store(0.1, "float", registry=reg)[0] == 0.10000000149011612
+    assert load("Name", 2.5, registry=reg)[0] == "2.500000"
+    assert store("n", "AZ::Name", registry=reg, default="n")[0] == {}
     with pytest.raises(EncodeError):
         store("x", "int32", registry=reg)
     with pytest.raises(EncodeError):

@@ -142,7 +142,8 @@ LEAVES: dict[str, TypeExpr] = {n: _leaf("int", n, b, s) for n, b, s in _INTS}
 LEAVES.update({
     "bool": _leaf("bool", "bool"), "float": _leaf("float", "float", 32),
     "double": _leaf("float", "double", 64), "AZStd::string": _leaf("string", "AZStd::string"),
-    "AZ::OSString": _leaf("string", "AZ::OSString"), "AZ::Uuid": _leaf("uuid", "AZ::Uuid"),
+    "AZ::OSString": _leaf("string", "AZ::OSString"), "AZ::Name": _leaf("string", "AZ::Name"),
+    "AZ::Uuid": _leaf("uuid", "AZ::Uuid"),
     "signed char": _leaf("opaque", "signed char", 8, True),
     "AZStd::any": _leaf("any", "AZStd::any"),
 })
@@ -151,7 +152,8 @@ _ALIASES = {
     "int8": "char", "uint8": "unsigned char", "int16": "short", "uint16": "unsigned short",
     "int32": "int", "uint32": "unsigned int", "int64": "AZ::s64", "long long": "AZ::s64",
     "uint64": "AZ::u64", "unsigned long long": "AZ::u64", "string": "AZStd::string",
-    "OSString": "AZ::OSString", "Uuid": "AZ::Uuid", "any": "AZStd::any", "int8_t": "signed char",
+    "OSString": "AZ::OSString", "Name": "AZ::Name", "Uuid": "AZ::Uuid", "any": "AZStd::any",
+    "int8_t": "signed char",
     "AZ::s8": "signed char", "uint8_t": "unsigned char", "int16_t": "short",
     "uint16_t": "unsigned short", "int32_t": "int", "uint32_t": "unsigned int",
     "int64_t": "AZ::s64", "uint64_t": "AZ::u64", "AZ::u8": "unsigned char", "AZ::s16": "short",
