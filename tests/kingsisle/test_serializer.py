@@ -128,3 +128,26 @@ def test_huge_values_are_encode_errors(value: object) -> None:
             Serializer(SCHEMA).encode(obj)
         with pytest.raises(EncodeError, match=r"an integer of 16610 bits|too long to print"):
             to_xml(obj, SCHEMA)
+
+
+def test_text_utf8_cannot_encode_and_oversized_sizes_are_encode_errors() -> None:
+    from gameserde.kingsisle import to_xml
+    from gameserde.kingsisle.serializer import _u32
+
+    bad = KiObject("class N", NODE, {"m_items": [KiObject("class Item", ITEM,
+                                                          {"m_name": "half \ud800"})]})
+    for shallow in (True, False):
+        with pytest.raises(EncodeError, match="UTF-8 cannot encode") as e:
+            Serializer(LIST_SCHEMA, shallow=shallow).encode(bad)
+        assert e.value.path == "$.m_items[0].m_name"
+    with pytest.raises(EncodeError, match="UTF-8 cannot encode"):
+        to_xml(bad, LIST_SCHEMA)
+    enum_schema = load_schema(json.dumps({"version": 2, "classes": {str(ITEM): {
+        "name": "class Item", "hash": ITEM, "properties": {"m_e": {
+            "type": "enum E", "id": 0, "flags": 31 | (1 << 21),
+            "hash": property_hash("enum E", "m_e"), "enum_options": {"\ud800": 1}}}}}}))
+    with pytest.raises(EncodeError, match="UTF-8 cannot encode"):
+        Serializer(enum_schema, flags=4).encode(KiObject("class Item", ITEM, {"m_e": 1}))
+    assert _u32((1 << 32) - 1, "a record size") == b"\xff" * 4
+    with pytest.raises(EncodeError, match="a record size of 4294967296 is more than"):
+        _u32(1 << 32, "a record size")

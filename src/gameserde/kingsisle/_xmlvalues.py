@@ -22,6 +22,7 @@ from gameserde.kingsisle.serializer import (
     _int_in,
     _show,
     _struct_parts,
+    _utf8,
 )
 from gameserde.schema.model import Enum
 
@@ -84,7 +85,7 @@ def leaf_text(type_name: str, value: Any) -> tuple[str, bool]:
     if type_name in _FLOATS:
         return _float_text(type_name, value), False
     if type_name == "std::string":
-        data = value.encode("utf-8") if isinstance(value, str) else value
+        data = _utf8(value, "a std::string") if isinstance(value, str) else value
         if not isinstance(data, bytes | bytearray):
             raise EncodeError(f"a std::string must be bytes or str, not {_show(value)}",
                               format="kingsisle")

@@ -91,6 +91,23 @@ def _show(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
+def _u32(n: int, what: str) -> bytes:
+    """``n`` as a u32 size field, or EncodeError when the stream's u32 cannot hold it."""
+    if n >> 32:
+        raise EncodeError(f"{what} of {n} is more than a u32 size field holds",
+                          format="kingsisle")
+    return n.to_bytes(4, "little")
+
+
+def _utf8(text: str, what: str) -> bytes:
+    """``text`` in UTF-8, or EncodeError for text that has none (a lone surrogate)."""
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise EncodeError(f"{what} text holds {text[e.start:e.end]!r}, which UTF-8 cannot "
+                          "encode (give bytes instead)", format="kingsisle") from None
+
+
 def _note_inflated(e: DecodeError) -> None:
     """Say in ``e``'s message that its offset is in inflated data."""
     if not e.message.endswith(INFLATED_NOTE):
@@ -397,13 +414,13 @@ class Serializer:
         if self.flags & WITH_COMPRESSION:
             packed = zlib.compress(body, 9)
             if 5 + len(packed) < len(body):  # katsuba's rule
-                out += b"\x01" + len(body).to_bytes(4, "little") + packed
+                out += b"\x01" + _u32(len(body), "the inflated size") + packed
             else:
                 out += b"\x00" + body
         else:
             out += body
         if self.manual_compression:
-            return len(out).to_bytes(4, "little") + zlib.compress(bytes(out), 9)
+            return _u32(len(out), "the inflated size") + zlib.compress(bytes(out), 9)
         return bytes(out)
 
     def _write_object(self, obj: Any, w: BitWriter, depth: int) -> None:
@@ -454,8 +471,8 @@ class Serializer:
             w.write_bits(0, 32)
             w.write_bits(int(f.attributes["hash"]), 32)
             self._write_property(f, obj[f.name], w, depth)
-            w.buf[record_at:record_at + 4] = (w.bit_position - before).to_bytes(4, "little")
-        w.buf[size_at:size_at + 4] = (w.bit_position - start).to_bytes(4, "little")
+            w.buf[record_at:record_at + 4] = _u32(w.bit_position - before, "a record size")
+        w.buf[size_at:size_at + 4] = _u32(w.bit_position - start, "an object size")
 
     def _write_property(self, f: Field, value: Any, w: BitWriter, depth: int) -> None:
         """``value`` as property ``f``; an error on the way names its path."""
@@ -546,7 +563,7 @@ class Serializer:
                 w.write_bits(raw.unpack(fmt.pack(as_float))[0], 64)
             return
         if type_name == "std::string":
-            data = value.encode("utf-8") if isinstance(value, str) else value
+            data = _utf8(value, "a std::string") if isinstance(value, str) else value
             if not isinstance(data, bytes | bytearray):
                 raise EncodeError(f"a std::string must be bytes or str, not {_show(value)}",
                                   format="kingsisle")
@@ -589,10 +606,10 @@ def _enum_text(enum: Enum, number: int) -> bytes:
     """The option name(s) of ``number``: for bit flags every option sharing a bit with it,
     in the type list's order (bits no option has are lost, as in katsuba)."""
     if enum.bit_flags:
-        return "|".join(n for n, v in enum.values.items() if v & number).encode()
+        return _utf8("|".join(n for n, v in enum.values.items() if v & number), enum.name)
     for name, v in enum.values.items():
         if v == number:
-            return name.encode()
+            return _utf8(name, enum.name)
     raise EncodeError(f"{number} is not a value of {enum.name}", format="kingsisle")
 
 
