@@ -19,6 +19,7 @@ from gameserde.kingsisle.serializer import (
     _INTS,
     _STRUCTS,
     _enum_value,
+    _float_in,
     _int_in,
     _show,
     _struct_parts,
@@ -108,14 +109,7 @@ def leaf_text(type_name: str, value: Any) -> tuple[str, bool]:
 
 def _float_text(type_name: str, value: Any) -> str:
     bits, fmt, quiet, _, _ = _FLOATS[type_name]
-    if not isinstance(value, int | float) or isinstance(value, bool):
-        raise EncodeError(f"a {type_name} must be a number, not {_show(value)}",
-                          format="kingsisle")
-    try:
-        number = float(value)
-    except OverflowError:
-        raise EncodeError(f"{_show(value)} is too large for a {type_name}",
-                          format="kingsisle") from None
+    number = _float_in(value, type_name)
     if bits == 32:
         raw = float32_to_bits(number)
         number = float32_from_bits(raw)

@@ -431,13 +431,7 @@ class Serializer:
         if obj is None:
             w.write_bits(0, 32)
             return
-        if not isinstance(obj, KiObject):
-            raise EncodeError(f"an object must be a KiObject, not {type(obj).__name__}",
-                              format="kingsisle")
-        cls = self.schema.class_by_hash(obj.type_hash)
-        if cls is None:
-            raise EncodeError(f"no class of the type list has the type hash {obj.type_hash}",
-                              format="kingsisle")
+        cls = _class_of(self.schema, obj)
         fields = self._included(cls)
         known = {f.name for f in cls.fields}
         extra = [k for k in obj if k not in known]
@@ -548,14 +542,7 @@ class Serializer:
             return
         if type_name in _FLOATS:
             bits, fmt, raw = _FLOATS[type_name]
-            if not isinstance(value, int | float) or isinstance(value, bool):
-                raise EncodeError(f"a {type_name} must be a number, not {_show(value)}",
-                                  format="kingsisle")
-            try:
-                as_float = float(value)
-            except OverflowError:
-                raise EncodeError(f"{_show(value)} is too large for a {type_name}",
-                                  format="kingsisle") from None
+            as_float = _float_in(value, type_name)
             w.align()
             if bits == 32:  # rounded as Rust's `as f32` (katsuba) does: overflow is infinity
                 w.write_bits(float32_to_bits(as_float), 32)
@@ -584,6 +571,30 @@ class Serializer:
                 w.write_bytes(units)
             return
         raise EncodeError(f"{type_name} is not a type the codec knows", format="kingsisle")
+
+
+def _class_of(schema: KiSchema, obj: Any) -> Record:
+    """The class of the object ``obj`` is to be written as."""
+    if not isinstance(obj, KiObject):
+        raise EncodeError(f"an object must be a KiObject, not {type(obj).__name__}",
+                          format="kingsisle")
+    cls = schema.class_by_hash(obj.type_hash)
+    if cls is None:
+        raise EncodeError(f"no class of the type list has the type hash {obj.type_hash}",
+                          format="kingsisle")
+    return cls
+
+
+def _float_in(value: Any, type_name: str) -> float:
+    """``value`` (an int or a float) as a float to write as ``type_name``."""
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        raise EncodeError(f"a {type_name} must be a number, not {_show(value)}",
+                          format="kingsisle")
+    try:
+        return float(value)
+    except OverflowError:
+        raise EncodeError(f"{_show(value)} is too large for a {type_name}",
+                          format="kingsisle") from None
 
 
 def _enum_value(enum: Enum, value: Any) -> int:

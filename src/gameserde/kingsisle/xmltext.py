@@ -59,6 +59,7 @@ from gameserde.kingsisle._xmlvalues import (
     struct_text,
 )
 from gameserde.kingsisle.objects import KiObject, property_step
+from gameserde.kingsisle.serializer import _class_of
 from gameserde.kingsisle.typelist import KiSchema
 from gameserde.schema.model import Enum, Field, List, Record, Ref
 
@@ -141,13 +142,7 @@ class _Writer:
         if depth >= self.limit:
             raise EncodeError(f"objects nest deeper than the recursion limit {self.limit}",
                               format="kingsisle")
-        if not isinstance(obj, KiObject):
-            raise EncodeError(f"an object must be a KiObject, not {type(obj).__name__}",
-                              format="kingsisle")
-        cls = self.schema.class_by_hash(obj.type_hash)
-        if cls is None:
-            raise EncodeError(f"no class of the type list has the type hash {obj.type_hash}",
-                              format="kingsisle")
+        cls = _class_of(self.schema, obj)
         if NOT_XML.search(cls.name):
             raise EncodeError(f"the class name {cls.name!r} holds a character XML cannot "
                               "carry", format="kingsisle")
