@@ -364,6 +364,43 @@ def cli_kingsisle() -> list[bytes]:
     return out
 
 
+def o3de_parse() -> list[bytes]:
+    """O3DE-like documents: prefab, setreg and material shapes, comments, repeated names,
+    numbers at rapidjson's edges, escapes."""
+    docs = [
+        '{"ContainerEntity": {"Id": "ContainerEntity", "Name": "Level", "Components": {'
+        '"Component_[1]": {"$type": "EditorInfoComponent", "Id": 18446744073709551615}}},'
+        ' "Entities": {}, "Instances": {"Instance_[2]": {"Source": "a/b.prefab", "Patches":'
+        ' [{"op": "replace", "path": "/x", "value": 0.10000000149011612}]}}}',
+        '// settings\n{"Amazon": {"Preferences": {"EnablePrefabSystem": true,}, /* c */},}',
+        '{"materialType": "../Types/StandardPBR.materialtype", "materialTypeVersion": 5,'
+        ' "propertyValues": {"baseColor.color": [0.2232242375612259, 1.0, 1e-7, 5e-324]}}',
+        '{"a": 1, "a": 2.5, "b": [true, false, null, -0, -0.0, 1E+2, 92.28478240966797]}',
+        '["\\u00e9\\ud83d\\ude00\\n\\t\\"\\\\", 18446744073709551616, 1e308]',
+    ]
+    return [bytes([flag]) + doc.encode() for doc in docs for flag in (0, 1)]
+
+
+def o3de_patch() -> list[bytes]:
+    """``[target, patch]`` pairs for both kinds: the vectors' patch cases and a few more."""
+    vectors = Path(__file__).resolve().parents[3] / "shared" / "vectors" / "o3de" / "train.json"
+    pairs: list[tuple[int, object]] = [
+        (0, [{"a": {"b": [1, 2]}}, [{"op": "move", "from": "/a/b", "path": "/c"},
+                                    {"op": "copy", "from": "/c", "path": "/a/d/-"},
+                                    {"op": "test", "path": "#/c/0", "value": 1.0}]]),
+        (1, [{"a": {"x": 1}, "b": [1]}, {"a": {"x": None, "y": {"z": 1}}, "b": None}]),
+        (0, [[1, {"a": "b"}], [1, {"a": "c"}, 3]]),
+    ]
+    if vectors.is_file():
+        cases = json.loads(vectors.read_text(encoding="utf-8"))["cases"]
+        for case in cases:
+            if case.get("direction") == "apply_patch":
+                given = case["input"]
+                pairs.append((case["type"] == "JsonMergePatch",
+                              [given["target"], given["patch"]]))
+    return [bytes([flag]) + json.dumps(pair).encode() for flag, pair in pairs]
+
+
 SEEDS: dict[str, Callable[[], list[bytes]]] = {
     "godot.decode": godot_decode,
     "godot.framings": godot_framings,
@@ -391,6 +428,8 @@ SEEDS: dict[str, Callable[[], list[bytes]]] = {
     "kingsisle.from_xml": kingsisle_from_xml,
     "kingsisle.from_json": kingsisle_from_json,
     "kingsisle.bind": kingsisle_bind,
+    "o3de.parse": o3de_parse,
+    "o3de.patch": o3de_patch,
     "cli": cli,
     "cli.zeze": cli_zeze,
     "cli.kingsisle": cli_kingsisle,

@@ -782,6 +782,76 @@ INCLUDING_SCHEMA = 'include "s1.fbs";\ntable Wrap { m:MyGame.Sample.Monster; }\n
 
 
 @functools.cache
+def o3de_parse(data: bytes) -> None:
+    """``o3de.parse`` (byte 0 bit 0: trailing commas allowed): DecodeError only; a value it
+    gives writes (the pretty text grows with the depth, at most ``4 * MAX_DEPTH`` times the
+    input) and that text reads back to a value that writes the same way again, apart from
+    doubles rapidjson's reader does not round-trip."""
+    from gameserde import o3de
+    from gameserde.o3de.text import MAX_DEPTH
+
+    if not data:
+        return
+    text = data[1:]
+    kind, value = outcome("o3de.parse", lambda: o3de.parse(text, trailing_commas=bool(
+        data[0] & 1)))
+    if kind != "ok":
+        return
+    kind, written = outcome("o3de.write of parse", lambda: o3de.write(value))
+    if kind != "ok":
+        raise Finding("invariant", f"o3de.write of a parsed value failed: {written}",
+                      "o3de.write of parse fails")
+    check_weight("o3de.write of parse", len(written), len(text), 4 * MAX_DEPTH + 16)
+    kind, again = outcome("o3de.parse of write", lambda: o3de.parse(written))
+    doubles = any(isinstance(v, float) for v in _o3de_values(value))
+    if kind != "ok" or (not doubles and not o3de.json_equal(again, value)):
+        raise Finding("invariant", f"o3de text does not read back: {written[:200]!r}",
+                      "o3de.parse of write differs")
+
+
+def o3de_patch(data: bytes) -> None:
+    """``[target, patch]`` JSON text (byte 0: bit 0 the kind, JSON Patch or merge patch):
+    apply, create and compare give values or DecodeError only; without repeated names (and,
+    for merge patches, nulls) a created patch turns its source into its target."""
+    from gameserde import o3de
+
+    if not data:
+        return
+    kind_name = ("JsonPatch", "JsonMergePatch")[data[0] & 1]
+    kind, pair = outcome("o3de.parse", lambda: o3de.parse(data[1:]))
+    if kind != "ok" or not isinstance(pair, list) or len(pair) != 2:
+        return
+    target, patch = pair
+    outcome("o3de.apply_patch", lambda: o3de.apply_patch(target, patch, kind_name))
+    outcome("o3de.compare", lambda: o3de.compare(target, patch))
+    kind, created = outcome("o3de.create_patch",
+                            lambda: o3de.create_patch(target, patch, kind_name))
+    if kind != "ok" or created.value is None:
+        return
+    merge = kind_name == "JsonMergePatch"
+    if any(isinstance(v, o3de.JsonObject) or (merge and v is None) for v in _o3de_values(pair)):
+        return
+    kind, applied = outcome("o3de.apply_patch of create_patch",
+                            lambda: o3de.apply_patch(target, created.value, kind_name))
+    if kind != "ok" or not o3de.json_equal(applied.value, patch):
+        raise Finding("invariant", f"a created {kind_name} does not rebuild the target: "
+                      f"{str(created.value)[:200]}", f"o3de {kind_name} create/apply differ")
+
+
+def _o3de_values(value: Any) -> Iterator[Any]:
+    """Every value inside a JSON value."""
+    from gameserde import o3de
+
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        yield item
+        if isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, dict):
+            stack.extend(v for _, v in o3de.members(item))
+
+
 def cli_schema_files() -> tuple[str, ...]:
     folder = workdir() / "cli"
     folder.mkdir(exist_ok=True)
@@ -972,6 +1042,8 @@ TARGETS: dict[str, Callable[[bytes], None]] = {
     "kingsisle.from_xml": kingsisle_from_xml,
     "kingsisle.from_json": kingsisle_from_json,
     "kingsisle.bind": kingsisle_bind,
+    "o3de.parse": o3de_parse,
+    "o3de.patch": o3de_patch,
     "cli": cli,
     "cli.zeze": cli_zeze,
     "cli.kingsisle": cli_kingsisle,

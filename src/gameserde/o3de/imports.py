@@ -1,0 +1,143 @@
+"""``$import`` directives resolved as O3DE's ``JsonImportResolver::ResolveImports`` resolves
+them (material and material-type files).
+
+A member whose name is ``"$import"`` (or, as the engine compares with ``strncmp`` over the
+member name's length, any prefix of it, the empty name included) names a file: a string, or
+an object ``{"filename": ..., "patch": merge patch}``. The imported document **replaces the
+whole object that holds the directive**; its own imports are resolved (relative to the
+imported file), then the patch is applied as a JSON Merge Patch when it is a non-empty
+object or array. The engine keeps walking the members the object had before it was replaced
+(imports found there are still read, and their errors still count, but what they produce is
+dropped), so a later directive in the same object replaces it again. Arrays and objects are
+walked in document order.
+
+File names are joined to the directory of the importing file (``@alias@`` names are passed
+on as they are, for the loader to resolve). ``loader(path)`` returns the file's text
+(``str`` or UTF-8 ``bytes``, read with :func:`gameserde.o3de.text.parse`) or ``None`` when
+there is no such file.
+
+Where the engine reports Catastrophic (a file it cannot read or parse, an import already in
+the chain) this raises :class:`~gameserde.errors.DecodeError`; so it does past the limits the
+engine lacks: ``max_depth`` imports nested in one chain, and ``max_size`` characters of
+imported text in all (each import counts its file again, so a chain of files that import
+each other twice cannot grow the document exponentially).
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Callable
+from typing import Any
+
+from gameserde._recursion import recursion_room
+from gameserde.errors import DecodeError
+from gameserde.o3de.patch import LIMIT, _copy, apply_patch
+from gameserde.o3de.text import JsonObject, members, parse
+
+__all__ = ["DEFAULT_MAX_DEPTH", "DEFAULT_MAX_SIZE", "Loader", "resolve_imports"]
+
+Loader = Callable[[str], "str | bytes | None"]
+DEFAULT_MAX_DEPTH = 32
+"""Imports nested in one chain (the file that imports counts as level 0)."""
+DEFAULT_MAX_SIZE = 8 << 20
+"""Characters of imported text, each import counting its file's whole text."""
+
+_DIRECTIVE = "$import"
+
+
+def resolve_imports(document: Any, path: str, loader: Loader, *,
+                    max_depth: int = DEFAULT_MAX_DEPTH,
+                    max_size: int = DEFAULT_MAX_SIZE) -> Any:
+    """The document (read from ``path``) with its ``$import`` directives resolved, as a new
+    value (the input is not changed). Raises :class:`~gameserde.errors.DecodeError` for a
+    file the loader lacks or that is not valid JSON, an import cycle, a directive that names
+    no file, or more than ``max_depth`` nested imports or ``max_size`` imported
+    characters."""
+    resolver = _Resolver(loader, max_depth, max_size)
+    with recursion_room(4 * LIMIT + 64):
+        return resolver.walk(_copy(document, 0), [path], "", 0)
+
+
+class _Resolver:
+    def __init__(self, loader: Loader, max_depth: int, max_size: int) -> None:
+        self.loader = loader
+        self.max_depth = max_depth
+        self.budget = max_size
+        self.texts: dict[str, str | bytes] = {}
+
+    def fail(self, message: str, pointer: str, chain: list[str]) -> DecodeError:
+        where = f" (in {chain[-1]!r} at {pointer or '/'})"
+        return DecodeError(message + where, path=pointer or "$", format="o3de")
+
+    def walk(self, value: Any, chain: list[str], pointer: str, depth: int) -> Any:
+        """``ResolveImports`` on one value: its replacement (or itself, changed in place)."""
+        if depth > LIMIT:
+            raise self.fail(f"Arrays and objects nest deeper than {LIMIT} levels.", pointer,
+                            chain)
+        if isinstance(value, list):
+            for n, item in enumerate(value):
+                if isinstance(item, dict | list):
+                    value[n] = self.walk(item, chain, f"{pointer}/{n}", depth + 1)
+            return value
+        if not isinstance(value, dict):
+            return value
+        current = value
+        for n, (name, member) in enumerate(list(members(value))):
+            child = f"{pointer}/{name.replace('~', '~0').replace('/', '~1')}"
+            if _DIRECTIVE.startswith(name):
+                current = self.load(member, chain, child, depth)
+            elif isinstance(member, dict | list):
+                resolved = self.walk(member, chain, child, depth + 1)
+                if current is value:
+                    _put(value, n, name, resolved)
+        return current
+
+    def load(self, directive: Any, chain: list[str], pointer: str, depth: int) -> Any:
+        """One directive: the imported document with its own imports and the patch."""
+        name: Any = directive
+        patch: Any = None
+        if isinstance(directive, dict):
+            name = directive.get("filename")
+            patch = directive.get("patch")
+        if not isinstance(name, str) or not name:
+            raise self.fail("The $import directive names no file.", pointer, chain)
+        if name.startswith("@"):
+            target = name
+        else:
+            target = posixpath.join(posixpath.dirname(chain[-1]), name)
+        if target in chain:
+            raise self.fail(f"{target!r} was already imported in this chain, a cyclic "
+                            f"dependency.", pointer, chain)
+        if len(chain) > self.max_depth:
+            raise self.fail(f"Imports nest deeper than {self.max_depth} files.", pointer,
+                            chain)
+        text = self.texts.get(target)
+        if text is None:
+            text = self.loader(target)
+            if text is None:
+                raise self.fail(f"Failed to import file {target!r}: there is no such file.",
+                                pointer, chain)
+            self.texts[target] = text
+        self.budget -= len(text) + 1
+        if self.budget < 0:
+            raise self.fail("The imports add up to more text than the size limit allows.",
+                            pointer, chain)
+        try:
+            imported = parse(text)
+        except DecodeError as e:
+            raise self.fail(f"Failed to import file {target!r}: {e.message}", pointer,
+                            chain) from None
+        imported = self.walk(imported, [*chain, target], "", depth)
+        if (isinstance(patch, dict) and patch) or (isinstance(patch, list) and patch):
+            imported = apply_patch(imported, patch, "JsonMergePatch").value
+        return imported
+
+
+def _put(obj: dict[str, Any], index: int, name: str, value: Any) -> None:
+    """Set the ``index``-th member (called ``name``) of an object."""
+    if isinstance(obj, JsonObject):
+        obj.pairs[index] = (name, value)
+        if next(n for n, (member, _) in enumerate(obj.pairs) if member == name) == index:
+            dict.__setitem__(obj, name, value)
+        return
+    obj[name] = value

@@ -1,0 +1,361 @@
+"""O3DE's JSON text: read as ``JsonSerializationUtils::ReadJsonString`` reads it, written as
+``WriteJsonString`` writes it (rapidjson's ``PrettyWriter``).
+
+Values are plain Python: ``None``, ``bool``, ``int`` (JSON integers, within int64 or uint64),
+``float`` (JSON numbers with a fraction or an exponent, and integers past 64 bits, made by
+rapidjson's own conversion, see ``_numbers``), ``str``, ``list`` and ``dict``. An object whose
+text repeats a member name is a :class:`JsonObject`: a ``dict`` of the first value of each
+name (what rapidjson's ``FindMember`` finds) that also keeps every member in order in
+``pairs`` (what iterating its members sees). :func:`members` gives the members of either kind.
+
+Reading follows rapidjson with ``kParseCommentsFlag``: ``//`` and ``/* */`` comments where
+whitespace may stand, no ``NaN``/``Infinity``, a leading byte-order mark skipped, a NUL after
+the document ending it; ``trailing_commas=True`` adds ``kParseTrailingCommasFlag`` (the
+settings registry's reader). Differences, on purpose: text must be valid UTF-8 (rapidjson
+copies invalid bytes into strings, a Python ``str`` cannot hold them), nesting deeper than
+:data:`MAX_DEPTH` is refused (rapidjson's recursive reader has no limit but the C stack), and a
+number whose value overflows to infinity is refused (rapidjson 1.1 returns an infinity that
+its writer then refuses).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from itertools import accumulate
+from typing import Any
+
+from gameserde._recursion import recursion_room
+from gameserde.errors import DecodeError, EncodeError
+from gameserde.o3de._numbers import NumberError, double_text, read_double, read_integer
+
+__all__ = ["MAX_DEPTH", "JsonObject", "members", "parse", "write"]
+
+MAX_DEPTH = 256
+"""Arrays and objects nest at most this deep, in text read or written."""
+
+_INT_MIN = -(1 << 63)
+_UINT_MAX = (1 << 64) - 1
+
+
+class JsonObject(dict[str, Any]):
+    """A JSON object that repeats a member name.
+
+    As a ``dict`` it maps each name to its **first** value (rapidjson's ``FindMember``);
+    ``pairs`` holds every member in document order (rapidjson's member iteration, what
+    ``JsonSerialization::Load`` walks, so there the last one wins). :func:`write` writes the
+    pairs. Two ``JsonObject`` are equal when their pairs are (in order); a plain ``dict``
+    equals one only if the names do not repeat and the members match."""
+
+    __slots__ = ("pairs",)
+
+    def __init__(self, pairs: Iterable[tuple[str, Any]] = ()) -> None:
+        super().__init__()
+        self.pairs: list[tuple[str, Any]] = list(pairs)
+        for name, value in self.pairs:
+            self.setdefault(name, value)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, JsonObject):
+            return self.pairs == other.pairs
+        if isinstance(other, dict):
+            return len(self.pairs) == len(other) and dict.__eq__(self, other)
+        return NotImplemented
+
+    def __ne__(self, other: object) -> bool:
+        equal = self.__eq__(other)
+        return equal if equal is NotImplemented else not equal
+
+    __hash__ = None
+
+    def __repr__(self) -> str:
+        return f"JsonObject({self.pairs!r})"
+
+
+def members(value: dict[str, Any]) -> Iterable[tuple[str, Any]]:
+    """Every member of a parsed object in document order, repeated names included."""
+    if isinstance(value, JsonObject):
+        return value.pairs
+    return value.items()
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading
+
+_STRING = r'"[^"\\]*(?:\\.[^"\\]*)*"'
+_STRINGS = re.compile(_STRING, re.S)
+_COMMENTS = re.compile(_STRING + r"|//[^\n]*|/\*.*?\*/", re.S)
+_TRAILING = re.compile(_STRING + r"|,(?=[ \t\n\r]*[\]}])", re.S)
+_TRAILING_BARE = re.compile(r",[ \t\n\r]*[\]}]")
+_BRACKETS = re.compile(_STRING + r"|[\[\]{}]", re.S)
+_TOKENS = re.compile(_STRING + r"|-?(?:Infinity|NaN)|-?\d[\d.eE+-]*", re.S)
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_NON_BRACKETS = re.compile(r"[^\[\]{}]+")
+_DEPTH_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
+
+
+class _Refused(Exception):
+    """A token the hooks of ``json.loads`` refuse; located afterwards."""
+
+
+def _blank(match: re.Match[str]) -> str:
+    text = match.group()
+    if text[0] == '"':
+        return text
+    return re.sub(r"[^\n]", " ", text)
+
+
+def _drop_comma(match: re.Match[str]) -> str:
+    text = match.group()
+    return text if text[0] == '"' else " "
+
+
+def _constant(name: str) -> Any:
+    raise _Refused(name)
+
+
+def _integer(token: str) -> int | float:
+    try:
+        return read_integer(token)
+    except NumberError as e:
+        raise _Refused(str(e)) from None
+
+
+def _double(token: str) -> float:
+    try:
+        return read_double(token)
+    except NumberError as e:
+        raise _Refused(str(e)) from None
+
+
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    value = dict(pairs)
+    if len(value) != len(pairs):
+        return JsonObject(pairs)
+    return value
+
+
+def _where(text: str, offset: int, raw: bytes | None) -> tuple[str, int]:
+    line = text.count("\n", 0, offset) + 1
+    column = offset - (text.rfind("\n", 0, offset) + 1) + 1
+    byte = len(text[:offset].encode("utf-8", "surrogatepass")) if raw is not None else offset
+    return f"line {line}, column {column}", byte
+
+
+def _fail(message: str, text: str, offset: int, raw: bytes | None,
+          skipped: int) -> DecodeError:
+    """A DecodeError at character ``offset`` of ``text`` (which lost ``skipped`` units of
+    byte-order mark in front)."""
+    where, byte = _where(text, offset, raw)
+    return DecodeError(f"{message} at {where}.", offset=byte + skipped, format="o3de")
+
+
+def _too_deep(text: str, bare: str) -> int | None:
+    """The offset where nesting first passes :data:`MAX_DEPTH`, if it does (``bare`` is
+    the text without its strings)."""
+    outline = _NON_BRACKETS.sub("", bare)
+    if max(accumulate(map(_DEPTH_STEP.__getitem__, outline)), default=0) <= MAX_DEPTH:
+        return None
+    depth = 0
+    for match in _BRACKETS.finditer(text):
+        token = match.group()
+        if token in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                return match.start()
+        elif token in "]}":
+            depth -= 1
+    return None
+
+
+def _refused_at(text: str) -> tuple[str, int]:
+    """The first token the number and constant rules refuse: (reason, offset)."""
+    for match in _TOKENS.finditer(text):
+        token = match.group()
+        if token[0] == '"':
+            continue
+        if token.lstrip("-")[0] in "IN":
+            return f"{token} is not allowed in JSON", match.start()
+        try:
+            if any(c in token for c in ".eE"):
+                read_double(token)
+            else:
+                read_integer(token)
+        except NumberError as e:
+            return str(e).capitalize(), match.start()
+    return "a value is not allowed", 0
+
+
+def _lone_surrogate(value: Any, text: str) -> int | None:
+    """Where a ``\\u`` escape of half a surrogate pair without its other half sits, if the
+    value holds one (rapidjson refuses them)."""
+    stack = [value]
+    found = False
+    while stack and not found:
+        item = stack.pop()
+        if isinstance(item, str):
+            found = _SURROGATE.search(item) is not None
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, dict):
+            for name, member in members(item):
+                stack.append(name)
+                stack.append(member)
+    if not found:
+        return None
+    for match in _STRINGS.finditer(text):
+        token = match.group()
+        if "\\u" in token and _SURROGATE.search(json.loads(token)):
+            return match.start()
+    return 0
+
+
+def parse(text: str | bytes, *, trailing_commas: bool = False) -> Any:
+    """Read O3DE JSON text (``str``, or UTF-8 ``bytes``) into Python values (see the module
+    docstring). Raises :class:`~gameserde.errors.DecodeError` naming the line, the column and
+    the offset (bytes for ``bytes`` input, characters for ``str``)."""
+    raw = text if isinstance(text, bytes | bytearray) else None
+    if raw is not None:
+        try:
+            text = bytes(raw).decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise DecodeError(f"the text is not valid UTF-8 ({e.reason}).", offset=e.start,
+                              format="o3de") from None
+        raw = bytes(raw)
+    assert isinstance(text, str)
+    skipped = 0
+    if text.startswith("\ufeff"):
+        text = text[1:]
+        skipped = 3 if raw is not None else 1
+    end = text.find("\x00")
+    if end >= 0:
+        text = text[:end]
+    if not text.strip(" \t\n\r"):
+        raise _fail("The document is empty", text, len(text), raw, skipped)
+    bare = ""
+    if "/" in text or trailing_commas or text.count("[") + text.count("{") > MAX_DEPTH:
+        bare = _STRINGS.sub('""', text)
+    if "/" in bare:
+        text = _COMMENTS.sub(_blank, text)
+    if trailing_commas and _TRAILING_BARE.search(bare):
+        text = _TRAILING.sub(_drop_comma, text)
+    deep = _too_deep(text, bare) if bare.count("[") + bare.count("{") > MAX_DEPTH else None
+    if deep is not None:
+        raise _fail(f"Arrays and objects nest deeper than {MAX_DEPTH} levels", text, deep, raw,
+                    skipped)
+    try:
+        with recursion_room(MAX_DEPTH + 64):
+            value = json.loads(text, parse_float=_double, parse_int=_integer,
+                               parse_constant=_constant, object_pairs_hook=_object)
+    except json.JSONDecodeError as e:
+        message = e.msg[0].upper() + e.msg[1:]
+        raise _fail(message, text, e.pos, raw, skipped) from None
+    except _Refused:
+        reason, offset = _refused_at(text)
+        raise _fail(reason, text, offset, raw, skipped) from None
+    if "\\u" in text and _SURROGATE_ESCAPE.search(text):
+        at = _lone_surrogate(value, text)
+        if at is not None:
+            raise _fail("A \\u escape holds half a surrogate pair", text, at, raw, skipped)
+    return value
+
+
+# ---------------------------------------------------------------------------------------------
+# Writing
+
+_ESCAPE_FIX = re.compile(r"\\u00[01][0-9a-f]")
+_encode_string = json.encoder.encode_basestring
+
+
+def _string(text: str) -> str:
+    out: str = _encode_string(text)
+    if "\\u00" in out:
+        out = _ESCAPE_FIX.sub(lambda m: m.group().upper().replace("\\U", "\\u"), out)
+    return out
+
+
+def _write(value: Any, indent: str, depth: int, out: list[str], path: str) -> None:
+    if value is None:
+        out.append("null")
+    elif value is True:
+        out.append("true")
+    elif value is False:
+        out.append("false")
+    elif isinstance(value, str):
+        out.append(_string(value))
+    elif isinstance(value, int):
+        if not _INT_MIN <= value <= _UINT_MAX:
+            raise EncodeError(f"the integer {value} fits neither int64 nor uint64.",
+                              path=path, format="o3de")
+        out.append(str(int(value)))
+    elif isinstance(value, float):
+        try:
+            out.append(double_text(value))
+        except ValueError:
+            raise EncodeError(f"rapidjson's writer fails on {value!r} (the engine's "
+                              f"'Json Writer failed').", path=path, format="o3de") from None
+    elif isinstance(value, dict):
+        _write_object(value, indent, depth, out, path)
+    elif isinstance(value, list | tuple):
+        _write_array(value, indent, depth, out, path)
+    else:
+        raise EncodeError(f"{type(value).__name__} is not a JSON value.", path=path,
+                          format="o3de")
+
+
+def _write_array(value: list[Any] | tuple[Any, ...], indent: str, depth: int, out: list[str],
+                 path: str) -> None:
+    if not value:
+        out.append("[]")
+        return
+    if depth >= MAX_DEPTH:
+        raise EncodeError(f"arrays and objects nest deeper than {MAX_DEPTH} levels.",
+                          path=path, format="o3de")
+    inner = indent + "    "
+    out.append("[")
+    for n, item in enumerate(value):
+        out.append(",\n" + inner if n else "\n" + inner)
+        _write(item, inner, depth + 1, out, f"{path}[{n}]")
+    out.append("\n" + indent + "]")
+
+
+def _write_object(value: dict[str, Any], indent: str, depth: int, out: list[str],
+                  path: str) -> None:
+    items = members(value)
+    if not items:
+        out.append("{}")
+        return
+    if depth >= MAX_DEPTH:
+        raise EncodeError(f"arrays and objects nest deeper than {MAX_DEPTH} levels.",
+                          path=path, format="o3de")
+    inner = indent + "    "
+    out.append("{")
+    first = True
+    for name, item in items:
+        if not isinstance(name, str):
+            raise EncodeError(f"the member name {name!r} is not a string.", path=path,
+                              format="o3de")
+        out.append(("\n" if first else ",\n") + inner + _string(name) + ": ")
+        first = False
+        _write(item, inner, depth + 1, out, f"{path}[{name!r}]")
+    out.append("\n" + indent + "}")
+
+
+def write(value: Any) -> str:
+    """The text rapidjson's ``PrettyWriter`` writes for a value: 4-space indentation, one
+    member or element per line, ``"name": value``, empty ``{}``/``[]`` inline, doubles in
+    rapidjson's shortest form, no final newline. Raises
+    :class:`~gameserde.errors.EncodeError` for NaN, infinities, integers outside int64 and
+    uint64, strings with lone surrogates, non-JSON values, or nesting past
+    :data:`MAX_DEPTH`."""
+    out: list[str] = []
+    with recursion_room(4 * MAX_DEPTH + 64):
+        _write(value, "", 0, out, "$")
+    text = "".join(out)
+    bad = _SURROGATE.search(text)
+    if bad is not None:
+        raise EncodeError("a string holds a lone surrogate, which UTF-8 cannot hold.",
+                          format="o3de")
+    return text
