@@ -54,7 +54,8 @@ def test_parse_and_write_grow_linearly(family: str) -> None:
     ("1e" + "9" * 100_000, "exponent"),
     ("[" * (MAX_DEPTH + 1) + "]" * (MAX_DEPTH + 1), "nest deeper"),
     ("[" * 100_000, "nest deeper"),
-    ("{" * 100_000, "nest deeper"),
+    ("{\"a\":" * 100_000, "nest deeper"),
+    ("{" * 100_000, "property name"),
 ])
 def test_refused_with_a_decode_error(text: str, words: str) -> None:
     with pytest.raises(DecodeError, match=words):

@@ -23,7 +23,6 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
-from itertools import accumulate
 from typing import Any
 
 from gameserde._recursion import recursion_room
@@ -92,8 +91,6 @@ _BRACKETS = re.compile(_STRING + r"|[\[\]{}]", re.S)
 _TOKENS = re.compile(_STRING + r"|-?(?:Infinity|NaN)|-?\d[\d.eE+-]*", re.S)
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
-_NON_BRACKETS = re.compile(r"[^\[\]{}]+")
-_DEPTH_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
 
 
 class _Refused(Exception):
@@ -152,12 +149,8 @@ def _fail(message: str, text: str, offset: int, raw: bytes | None,
     return DecodeError(f"{message} at {where}.", offset=byte + skipped, format="o3de")
 
 
-def _too_deep(text: str, bare: str) -> int | None:
-    """The offset where nesting first passes :data:`MAX_DEPTH`, if it does (``bare`` is
-    the text without its strings)."""
-    outline = _NON_BRACKETS.sub("", bare)
-    if max(accumulate(map(_DEPTH_STEP.__getitem__, outline)), default=0) <= MAX_DEPTH:
-        return None
+def _too_deep(text: str) -> int:
+    """The offset where nesting first passes :data:`MAX_DEPTH` (the text is known to)."""
     depth = 0
     for match in _BRACKETS.finditer(text):
         token = match.group()
@@ -167,7 +160,25 @@ def _too_deep(text: str, bare: str) -> int | None:
                 return match.start()
         elif token in "]}":
             depth -= 1
-    return None
+    return 0
+
+
+def _nesting(value: Any) -> int:
+    """How deep arrays and objects nest in a parsed value (one level at a time, stopping
+    past :data:`MAX_DEPTH`)."""
+    depth = 0
+    level = [value] if isinstance(value, list | dict) else []
+    while level and depth <= MAX_DEPTH:
+        depth += 1
+        below: list[Any] = []
+        for item in level:
+            if isinstance(item, JsonObject):
+                below += [c for _, c in item.pairs if isinstance(c, list | dict)]
+            else:
+                values = item if isinstance(item, list) else item.values()
+                below += [c for c in values if isinstance(c, list | dict)]
+        level = below
+    return depth
 
 
 def _refused_at(text: str) -> tuple[str, int]:
@@ -234,27 +245,27 @@ def parse(text: str | bytes, *, trailing_commas: bool = False) -> Any:
         text = text[:end]
     if not text.strip(" \t\n\r"):
         raise _fail("The document is empty", text, len(text), raw, skipped)
-    bare = ""
-    if "/" in text or trailing_commas or text.count("[") + text.count("{") > MAX_DEPTH:
-        bare = _STRINGS.sub('""', text)
-    if "/" in bare:
+    if ("//" in text or "/*" in text) and "/" in _STRINGS.sub('""', text):
         text = _COMMENTS.sub(_blank, text)
-    if trailing_commas and _TRAILING_BARE.search(bare):
+    if trailing_commas and _TRAILING_BARE.search(text) \
+            and _TRAILING_BARE.search(_STRINGS.sub('""', text)):
         text = _TRAILING.sub(_drop_comma, text)
-    deep = _too_deep(text, bare) if bare.count("[") + bare.count("{") > MAX_DEPTH else None
-    if deep is not None:
-        raise _fail(f"Arrays and objects nest deeper than {MAX_DEPTH} levels", text, deep, raw,
-                    skipped)
+    deep = False
     try:
         with recursion_room(MAX_DEPTH + 64):
             value = json.loads(text, parse_float=_double, parse_int=_integer,
                                parse_constant=_constant, object_pairs_hook=_object)
+    except RecursionError:  # json's C scanner: nesting well past MAX_DEPTH
+        value, deep = None, True
     except json.JSONDecodeError as e:
         message = e.msg[0].upper() + e.msg[1:]
         raise _fail(message, text, e.pos, raw, skipped) from None
     except _Refused:
         reason, offset = _refused_at(text)
         raise _fail(reason, text, offset, raw, skipped) from None
+    if deep or (text.count("[") + text.count("{") > MAX_DEPTH and _nesting(value) > MAX_DEPTH):
+        raise _fail(f"Arrays and objects nest deeper than {MAX_DEPTH} levels", text,
+                    _too_deep(text), raw, skipped)
     if "\\u" in text and _SURROGATE_ESCAPE.search(text):
         at = _lone_surrogate(value, text)
         if at is not None:
