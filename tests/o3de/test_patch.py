@@ -177,3 +177,13 @@ def test_copy_bombs_stop_at_the_allowance() -> None:
         o3de.apply_patch({"x": list(range(10))}, bomb)
     fine = o3de.apply_patch({"x": [1]}, bomb[:10])
     assert fine.outcome == "Success" and len(fine.value) == 11
+
+
+def test_json_pairs_from_store_are_objects() -> None:
+    pairs = o3de.JsonPairs([("a", 1), ("a", 2)])
+    assert o3de.write(pairs) == '{\n    "a": 1,\n    "a": 2\n}'
+    assert o3de.compare(pairs, o3de.parse('{"a": 1, "a": 2}')) == "Equal"
+    patched = o3de.apply_patch(pairs, [{"op": "remove", "path": "/a"}])
+    assert patched.value == {"a": 2}
+    parsed = o3de.parse('{"a": 1, "a": 2}')
+    assert list(parsed.items()) == [("a", 1), ("a", 2)] and parsed["a"] == 1

@@ -29,6 +29,7 @@ engine's rules (the larger code wins; Success with DefaultsUsed gives PartialDef
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 from gameserde._recursion import recursion_room
@@ -107,7 +108,7 @@ def _type_id(value: Any) -> int:
         return 1
     if value is True:
         return 2
-    if isinstance(value, dict):
+    if isinstance(value, Mapping):
         return 3
     if isinstance(value, list):
         return 4
@@ -209,12 +210,14 @@ def _copy(value: Any, depth: int) -> Any:
     if isinstance(value, list):
         _check_depth(depth + 1)
         return [_copy(item, depth + 1) for item in value]
-    if isinstance(value, JsonObject):
-        _check_depth(depth + 1)
-        return JsonObject([(_key(name), _copy(item, depth + 1)) for name, item in value.pairs])
-    if isinstance(value, dict):
+    if isinstance(value, dict) and not isinstance(value, JsonObject):
         _check_depth(depth + 1)
         return {_key(name): _copy(item, depth + 1) for name, item in value.items()}
+    if isinstance(value, Mapping):
+        _check_depth(depth + 1)
+        pairs = [(_key(name), _copy(item, depth + 1)) for name, item in members(value)]
+        return JsonObject(pairs) if len({name for name, _ in pairs}) != len(pairs) \
+            else dict(pairs)
     _type_id(value)
     return value
 
@@ -231,7 +234,7 @@ def _count(value: Any, limit: int) -> int:
             return total
         if isinstance(item, list):
             stack.extend(item)
-        elif isinstance(item, dict):
+        elif isinstance(item, Mapping):
             stack.extend(v for _, v in members(item))
     return total
 
@@ -396,14 +399,14 @@ def apply_patch(target: Any, patch: Any, kind: str = "JsonPatch") -> PatchResult
     return _result(document, 1)
 
 
-def _field(entry: dict[str, Any], name: str) -> Any:
+def _field(entry: Mapping[str, Any], name: str) -> Any:
     value = entry.get(name, _MISSING)
     if value is _MISSING:
         raise _Halt(10, f'The required field "{name}" is missing.')
     return value
 
 
-def _pointer_field(entry: dict[str, Any], name: str) -> _Pointer:
+def _pointer_field(entry: Mapping[str, Any], name: str) -> _Pointer:
     text = _field(entry, name)
     if not isinstance(text, str):
         raise _Halt(8, f'The value for "{name}" is not a string.')
@@ -419,7 +422,7 @@ def _json_patch(document: Any, patch: Any) -> Any:
     unbounded = 1 << 62
     allowance = 2 * (_count(document, unbounded) + _count(patch, unbounded)) + COPY_ALLOWANCE
     for entry in patch:
-        if not isinstance(entry, dict):
+        if not isinstance(entry, Mapping):
             raise _Halt(8, "Entry in JSON Patch is not an object.")
         op = _field(entry, "op")
         if not isinstance(op, str):
@@ -526,7 +529,7 @@ def _replace(document: Any, path: _Pointer, value: Any) -> Any:
 # JSON Merge Patch
 
 def _merge(target: Any, patch: Any, depth: int) -> Any:
-    if not isinstance(patch, dict):
+    if not isinstance(patch, Mapping):
         return _copy(patch, depth)
     _check_depth(depth + 1)
     entries: list[list[Any]] = []
@@ -600,7 +603,7 @@ def create_patch(source: Any, target: Any, kind: str = "JsonPatch") -> PatchResu
 
 
 def _diff(source: Any, target: Any, path: str, ops: list[dict[str, Any]], depth: int) -> int:
-    if isinstance(source, dict) and isinstance(target, dict):
+    if isinstance(source, Mapping) and isinstance(target, Mapping):
         _check_depth(depth + 1)
         outcome = 0
         for name, value in members(target):
@@ -638,10 +641,10 @@ def _diff(source: Any, target: Any, path: str, ops: list[dict[str, Any]], depth:
 
 def _merge_diff(source: Any, target: Any, depth: int) -> tuple[Any, int]:
     """(the merge patch, outcome); raises ``_Halt`` for a ``null`` it cannot write."""
-    if isinstance(target, dict):
+    if isinstance(target, Mapping):
         _check_depth(depth + 1)
         pairs: list[tuple[str, Any]] = []
-        base = source if isinstance(source, dict) else None
+        base = source if isinstance(source, Mapping) else None
         for name, value in members(target):
             if base is None and value is None:
                 raise _Halt(7, "JSON Merge Patch can't be used to write nulls.")

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from gameserde._recursion import recursion_room
@@ -68,12 +68,19 @@ class JsonObject(dict[str, Any]):
 
     __hash__ = None
 
+    def items(self) -> list[tuple[str, Any]]:  # type: ignore[override]
+        """Every member in document order, repeated names included (as
+        :class:`~gameserde.o3de.values.JsonPairs` gives them)."""
+        return list(self.pairs)
+
     def __repr__(self) -> str:
         return f"JsonObject({self.pairs!r})"
 
 
-def members(value: dict[str, Any]) -> Iterable[tuple[str, Any]]:
-    """Every member of a parsed object in document order, repeated names included."""
+def members(value: Mapping[str, Any]) -> Iterable[tuple[str, Any]]:
+    """Every member of an object in document order, repeated names included (a ``dict``, a
+    :class:`JsonObject`, or another mapping whose ``items()`` gives every member, such as
+    :class:`~gameserde.o3de.values.JsonPairs`)."""
     if isinstance(value, JsonObject):
         return value.pairs
     return value.items()
@@ -307,7 +314,7 @@ def _write(value: Any, indent: str, depth: int, out: list[str], path: str) -> No
         except ValueError:
             raise EncodeError(f"rapidjson's writer fails on {value!r} (the engine's "
                               f"'Json Writer failed').", path=path, format="o3de") from None
-    elif isinstance(value, dict):
+    elif isinstance(value, Mapping):
         _write_object(value, indent, depth, out, path)
     elif isinstance(value, list | tuple):
         _write_array(value, indent, depth, out, path)
@@ -332,9 +339,9 @@ def _write_array(value: list[Any] | tuple[Any, ...], indent: str, depth: int, ou
     out.append("\n" + indent + "]")
 
 
-def _write_object(value: dict[str, Any], indent: str, depth: int, out: list[str],
+def _write_object(value: Mapping[str, Any], indent: str, depth: int, out: list[str],
                   path: str) -> None:
-    items = members(value)
+    items = list(members(value))
     if not items:
         out.append("{}")
         return
