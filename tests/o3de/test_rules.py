@@ -92,6 +92,25 @@ def test_field_names_match_case_insensitively_and_duplicates_last_wins(reg: Regi
     assert value.name == "b" and result.outcome is Outcomes.PartialDefaults
 
 
+class _RepeatingObject(dict[str, Any]):
+    """Like the text layer's objects: a dict of the first values, every member in ``pairs``."""
+
+    def __init__(self, pairs: list[tuple[str, Any]]) -> None:
+        super().__init__()
+        self.pairs = pairs
+        for name, value in pairs:
+            self.setdefault(name, value)
+
+
+def test_objects_with_a_pairs_list_are_read_member_by_member(reg: Registry) -> None:
+    doc = _RepeatingObject([("name", "a"), ("list", [1]), ("name", "b"), ("list", [2])])
+    value, _ = load("Holder", doc, registry=reg)
+    assert value.name == "b" and value.list == [1, 2]
+    held, _ = load("any", _RepeatingObject([("$type", "Base"), ("$type", "Nope"),
+                                            ("Value", {"Value": 2.0})]), registry=reg)
+    assert held.type == "Base" and held.value.Value == 2.0
+
+
 def test_pointers_write_type_names_with_uuid_on_clashes(reg: Registry) -> None:
     holder = reg.create(reg.resolve("Holder"))
     holder.ptr = reg.create(reg.resolve("A::Thing"))

@@ -45,9 +45,12 @@ def is_object(value: Any) -> bool:
 
 
 def members(value: Any) -> list[tuple[str, Any]]:
-    """An object's members in document order, duplicates included; a name that is not a
-    string (no JSON object has one) is a :class:`~gameserde.errors.DecodeError`."""
-    pairs = list(value.items())
+    """An object's members in document order, duplicates included (an object that repeats
+    names keeps every member in a ``pairs`` list, as :class:`~gameserde.o3de.JsonPairs` and
+    the text layer's objects do); a name that is not a string (no JSON object has one) is a
+    :class:`~gameserde.errors.DecodeError`."""
+    held = getattr(value, "pairs", None)
+    pairs = list(held) if isinstance(held, list) else list(value.items())
     for name, _ in pairs:
         if not isinstance(name, str):
             raise DecodeError(f"an object member name must be a string, not {name!r:.40}",

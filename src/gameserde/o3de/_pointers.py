@@ -120,7 +120,9 @@ def load_any(ctx: LoadContext, current: Any, value: Any) -> tuple[Any, ResultCod
     if not is_object(value):
         return current, ctx.report(Tasks.ReadField, Outcomes.Unsupported,
                                    "Unsupported type. AZStd::any can only be read from an object.")
-    fields = dict(members(value))
+    fields: dict[str, Any] = {}
+    for name, member in members(value):
+        fields.setdefault(name, member)
     text = fields.get(TYPE_FIELD)
     found = None
     if isinstance(text, str):
