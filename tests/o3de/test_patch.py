@@ -28,9 +28,9 @@ NO_NULLS = st.recursive(LEAVES.filter(lambda v: v is not None),
 @given(UNIQUE, UNIQUE)
 def test_json_patch_turns_source_into_target(source: Any, target: Any) -> None:
     created = o3de.create_patch(source, target, "JsonPatch")
-    assert created.processing == "Completed"
+    assert created.result.processing.name == "Completed"
     applied = o3de.apply_patch(source, created.value, "JsonPatch")
-    assert applied.outcome == "Success", applied
+    assert applied.result.outcome.name == "Success", applied
     assert o3de.json_equal(applied.value, target)
     assert (created.value == []) == o3de.json_equal(source, target)
 
@@ -38,10 +38,10 @@ def test_json_patch_turns_source_into_target(source: Any, target: Any) -> None:
 @given(UNIQUE, NO_NULLS)
 def test_merge_patch_turns_source_into_target(source: Any, target: Any) -> None:
     created = o3de.create_patch(source, target, "JsonMergePatch")
-    if created.outcome == "DefaultsUsed":
+    if created.result.outcome.name == "DefaultsUsed":
         assert created.value is None and o3de.json_equal(source, target)
         return
-    assert created.outcome == "Success", created
+    assert created.result.outcome.name == "Success", created
     applied = o3de.apply_patch(source, created.value, "JsonMergePatch")
     assert o3de.json_equal(applied.value, target)
 
@@ -115,18 +115,18 @@ def test_merge_null_moves_the_last_member() -> None:
 ])
 def test_json_patch_outcomes(ops: list[Any], outcome: str) -> None:
     result = o3de.apply_patch({"a": {"b": 1}, "n": [1, 2], "s": "x"}, ops)
-    assert result.outcome == outcome, result
+    assert result.result.outcome.name == outcome, result
     if outcome != "Success":
-        assert result.processing == "Halted" and result.value == {}
+        assert result.result.processing.name == "Halted" and result.value == {}
 
 
 def test_pointers() -> None:
     target = {"a b": {"~/": [10, 20]}}
-    assert apply(target, {"op": "test", "path": "/a b/~0~1/1", "value": 20}).outcome \
-        == "Success"
-    assert apply(target, {"op": "test", "path": "#/a%20b/~0~1/0", "value": 10}).outcome \
-        == "Success"
-    assert apply(target, {"op": "test", "path": "#/a b", "value": 1}).outcome == "Invalid"
+    def outcome(path: str, value: int) -> str:
+        return apply(target, {"op": "test", "path": path, "value": value}).result.outcome.name
+    assert outcome("/a b/~0~1/1", 20) == "Success"
+    assert outcome("#/a%20b/~0~1/0", 10) == "Success"
+    assert outcome("#/a b", 1) == "Invalid"
     appended = apply(target, {"op": "add", "path": "/a b/~0~1/-", "value": 30})
     assert appended.value == {"a b": {"~/": [10, 20, 30]}}
     first = apply(target, {"op": "add", "path": "/a b/~0~1/0", "value": 5}).value
@@ -145,14 +145,14 @@ def test_create_patch_shapes() -> None:
                    {"op": "remove", "path": "/b"}]
     merge = o3de.create_patch({"a": {"x": 1}, "b": 2}, {"a": {"x": 1}, "c": 3},
                               "JsonMergePatch")
-    assert merge.value == {"a": {}, "c": 3, "b": None} and merge.outcome == "Success"
+    assert merge.value == {"a": {}, "c": 3, "b": None} and merge.result.outcome.name == "Success"
     refused = o3de.create_patch({"a": 1}, {"a": None}, "JsonMergePatch")
-    assert (refused.value, refused.outcome, refused.processing) == (None, "Unsupported",
-                                                                   "Altered")
+    assert refused.value is None and refused.result.outcome.name == "Unsupported"
+    assert refused.result.processing.name == "Altered"
     same = o3de.create_patch([1, {"a": 2}], [1, {"a": 2}])
-    assert (same.value, same.outcome) == ([], "DefaultsUsed")
+    assert (same.value, same.result.outcome.name) == ([], "DefaultsUsed")
     mixed = o3de.create_patch([1, 2], [1, 3])
-    assert mixed.outcome == "PartialDefaults"
+    assert mixed.result.outcome.name == "PartialDefaults"
 
 
 def test_refuses_what_is_not_json() -> None:
@@ -176,7 +176,7 @@ def test_copy_bombs_stop_at_the_allowance() -> None:
     with pytest.raises(DecodeError, match="allowance"):
         o3de.apply_patch({"x": list(range(10))}, bomb)
     fine = o3de.apply_patch({"x": [1]}, bomb[:10])
-    assert fine.outcome == "Success" and len(fine.value) == 11
+    assert fine.result.outcome.name == "Success" and len(fine.value) == 11
 
 
 def test_json_pairs_from_store_are_objects() -> None:
@@ -187,3 +187,11 @@ def test_json_pairs_from_store_are_objects() -> None:
     assert patched.value == {"a": 2}
     parsed = o3de.parse('{"a": 1, "a": 2}')
     assert list(parsed.items()) == [("a", 1), ("a", 2)] and parsed["a"] == 1
+
+
+def test_the_stopping_issue_names_the_entry() -> None:
+    result = apply({}, {"op": "add", "path": "/a", "value": 1}, {"op": "copy", "path": "/b"})
+    assert [(i.path, i.code.outcome) for i in result.result.issues] == [
+        ("/1/from", o3de.Outcomes.Missing)]
+    assert result.result.code.task == o3de.Tasks.Merge and not result.result.ok
+    assert o3de.create_patch({}, {}).result.code.has_done_work is False

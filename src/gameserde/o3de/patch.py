@@ -23,8 +23,9 @@ parsed JSON values (see :mod:`gameserde.o3de.text` for the values).
   object with every changed member (an unchanged nested object appears as ``{}``) and
   ``null`` for removed ones; a ``null`` in the target cannot be written (Unsupported).
 
-Outcomes and processing are JsonSerializationResult names (strings), combined with the
-engine's rules (the larger code wins; Success with DefaultsUsed gives PartialDefaults).
+Results are :class:`~gameserde.o3de.result.Result` values (task Merge or CreatePatch),
+combined with the engine's rules (the larger code wins; Success with DefaultsUsed gives
+PartialDefaults).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from typing import Any, NamedTuple
 
 from gameserde._recursion import recursion_room
 from gameserde.errors import DecodeError
+from gameserde.o3de.result import Issue, Outcomes, Result, ResultCode, Tasks
 from gameserde.o3de.text import MAX_DEPTH, JsonObject, members
 
 __all__ = ["PatchResult", "apply_patch", "compare", "create_patch", "json_equal"]
@@ -45,41 +47,32 @@ COPY_ALLOWANCE = 1 << 20
 (each ``copy`` of the root doubles the document: a short patch could fill any memory)."""
 
 _KINDS = ("JsonPatch", "JsonMergePatch")
-_OUTCOMES = ("", "Success", "Skipped", "PartialSkip", "DefaultsUsed", "PartialDefaults",
-             "Unavailable", "Unsupported", "TypeMismatch", "TestFailed", "Missing", "Invalid",
-             "Unknown", "Catastrophic")
-_PROCESSING = ("", "Completed", "Altered", "PartialAlter", "Halted")
 _MISSING = object()
 
 
 class PatchResult(NamedTuple):
-    """A patched document or a created patch, with the outcome and processing the engine
-    reports (``value`` is ``{}`` when processing is ``Halted`` after applying, and ``None``
-    when creating wrote no patch)."""
+    """A patched document or a created patch, and the :class:`Result` the engine reports
+    (``value`` is ``{}`` when processing is ``Halted`` after applying, and ``None`` when
+    creating wrote no patch; the issue that stopped the work names the patch entry's JSON
+    Pointer)."""
 
     value: Any
-    outcome: str
-    processing: str
+    result: Result
 
 
 class _Halt(Exception):
     """An operation failed: the engine reports ``outcome`` and stops."""
 
-    def __init__(self, outcome: int, message: str) -> None:
+    def __init__(self, outcome: int, message: str, path: str = "") -> None:
         super().__init__(message)
         self.outcome = outcome
-
-
-def _processing(outcome: int) -> int:
-    if outcome == 0:
-        return 0
-    if outcome <= 5:
-        return 1
-    return 2 if outcome <= 7 else 4
+        self.message = message
+        self.path = path
 
 
 def _combine(a: int, b: int) -> int:
-    """Combine two outcome codes of one task: the larger wins, with the special merges."""
+    """Combine two outcomes of one task as ``ResultCode::Combine`` does (the larger wins;
+    Success with DefaultsUsed gives PartialDefaults, with Skipped PartialSkip)."""
     pair = {a, b}
     if pair == {1, 4}:
         return 5
@@ -88,9 +81,10 @@ def _combine(a: int, b: int) -> int:
     return max(a, b)
 
 
-def _result(value: Any, outcome: int) -> PatchResult:
-    processing = _processing(outcome)
-    return PatchResult(value, _OUTCOMES[outcome or 4], _PROCESSING[processing or 1])
+def _result(value: Any, task: Tasks, outcome: int, halt: _Halt | None = None) -> PatchResult:
+    code = ResultCode.of(task, Outcomes(outcome)) if outcome else ResultCode.task_only(task)
+    issues = [Issue(halt.path, code, halt.message)] if halt is not None else []
+    return PatchResult(value, Result(code, issues))
 
 
 def _bad(what: str) -> DecodeError:
@@ -391,28 +385,28 @@ def apply_patch(target: Any, patch: Any, kind: str = "JsonPatch") -> PatchResult
     with recursion_room(3 * LIMIT + 32):
         document = _copy(target, 0)
         if kind == "JsonMergePatch":
-            return _result(_merge(document, patch, 0), 1)
+            return _result(_merge(document, patch, 0), Tasks.Merge, 1)
         try:
             document = _json_patch(document, patch)
         except _Halt as halt:
-            return _result({}, halt.outcome)
-    return _result(document, 1)
+            return _result({}, Tasks.Merge, halt.outcome, halt)
+    return _result(document, Tasks.Merge, 1)
 
 
 def _field(entry: Mapping[str, Any], name: str) -> Any:
     value = entry.get(name, _MISSING)
     if value is _MISSING:
-        raise _Halt(10, f'The required field "{name}" is missing.')
+        raise _Halt(10, f'The required field "{name}" is missing.', f"/{name}")
     return value
 
 
 def _pointer_field(entry: Mapping[str, Any], name: str) -> _Pointer:
     text = _field(entry, name)
     if not isinstance(text, str):
-        raise _Halt(8, f'The value for "{name}" is not a string.')
+        raise _Halt(8, f'The value for "{name}" is not a string.', f"/{name}")
     pointer = _pointer(text)
     if pointer is None:
-        raise _Halt(11, f'The value for "{name}" is not a valid JSON Pointer.')
+        raise _Halt(11, f'The value for "{name}" is not a valid JSON Pointer.', f"/{name}")
     return pointer
 
 
@@ -421,46 +415,56 @@ def _json_patch(document: Any, patch: Any) -> Any:
         raise _Halt(8, "JSON Patch only supports arrays at the root.")
     unbounded = 1 << 62
     allowance = 2 * (_count(document, unbounded) + _count(patch, unbounded)) + COPY_ALLOWANCE
-    for entry in patch:
-        if not isinstance(entry, Mapping):
-            raise _Halt(8, "Entry in JSON Patch is not an object.")
-        op = _field(entry, "op")
-        if not isinstance(op, str):
-            raise _Halt(8, 'The value for "op" is not a string.')
-        path = _pointer_field(entry, "path")
-        if op == "add":
-            document = _add(document, path, _copy(_field(entry, "value"), len(path.names)))
-        elif op == "remove":
-            _remove(document, path)
-        elif op == "replace":
-            value = _field(entry, "value")
-            document = _replace(document, path, _copy(value, len(path.names)))
-        elif op in ("move", "copy"):
-            source = _pointer_field(entry, "from")
-            found = _get(document, source, len(source.names))
-            if found is _MISSING:
-                raise _Halt(11, 'The path specified in "from" doesn\'t exist.')
-            if op == "move":
-                document = _take(document, source)
-                _remove(document, source)
-            else:
-                allowance -= _count(found, allowance)
-                if allowance < 0:
-                    raise _bad("the patch's copy operations would build a document larger "
-                               "than the copy allowance.")
-                found = _copy(found, 0)
-            document = _add(document, path, found)
-        elif op == "test":
-            value = _field(entry, "value")
-            current = _get(document, path, len(path.names))
-            if current is _MISSING:
-                raise _Halt(11, 'The path specified in "path" for the "test" operation '
-                                "doesn't exist.")
-            if _compare(current, value, 0) != 0:
-                raise _Halt(9, 'The values for the "test" operation are not equal.')
-        else:
-            raise _Halt(12, f'Unknown operation "{op[:64]}".')
+    for n, entry in enumerate(patch):
+        try:
+            document, allowance = _operation(document, entry, allowance)
+        except _Halt as halt:
+            halt.path = f"/{n}{halt.path}"
+            raise
     return document
+
+
+def _operation(document: Any, entry: Any, allowance: int) -> tuple[Any, int]:
+    """One entry of a JSON Patch: (the document, the copy allowance left)."""
+    if not isinstance(entry, Mapping):
+        raise _Halt(8, "Entry in JSON Patch is not an object.")
+    op = _field(entry, "op")
+    if not isinstance(op, str):
+        raise _Halt(8, 'The value for "op" is not a string.')
+    path = _pointer_field(entry, "path")
+    if op == "add":
+        document = _add(document, path, _copy(_field(entry, "value"), len(path.names)))
+    elif op == "remove":
+        _remove(document, path)
+    elif op == "replace":
+        value = _field(entry, "value")
+        document = _replace(document, path, _copy(value, len(path.names)))
+    elif op in ("move", "copy"):
+        source = _pointer_field(entry, "from")
+        found = _get(document, source, len(source.names))
+        if found is _MISSING:
+            raise _Halt(11, 'The path specified in "from" doesn\'t exist.')
+        if op == "move":
+            document = _take(document, source)
+            _remove(document, source)
+        else:
+            allowance -= _count(found, allowance)
+            if allowance < 0:
+                raise _bad("the patch's copy operations would build a document larger "
+                           "than the copy allowance.")
+            found = _copy(found, 0)
+        document = _add(document, path, found)
+    elif op == "test":
+        value = _field(entry, "value")
+        current = _get(document, path, len(path.names))
+        if current is _MISSING:
+            raise _Halt(11, 'The path specified in "path" for the "test" operation '
+                            "doesn't exist.")
+        if _compare(current, value, 0) != 0:
+            raise _Halt(9, 'The values for the "test" operation are not equal.')
+    else:
+        raise _Halt(12, f'Unknown operation "{op[:64]}".')
+    return document, allowance
 
 
 def _take(document: Any, source: _Pointer) -> Any:
@@ -594,12 +598,12 @@ def create_patch(source: Any, target: Any, kind: str = "JsonPatch") -> PatchResu
         if kind == "JsonPatch":
             ops: list[dict[str, Any]] = []
             outcome = _diff(source, target, "", ops, 0)
-            return _result(ops, outcome)
+            return _result(ops, Tasks.CreatePatch, outcome)
         try:
             value, outcome = _merge_diff(source, target, 0)
         except _Halt as halt:
-            return _result(None, halt.outcome)
-    return _result(value if outcome != 4 else None, outcome)
+            return _result(None, Tasks.CreatePatch, halt.outcome, halt)
+    return _result(value if outcome != 4 else None, Tasks.CreatePatch, outcome)
 
 
 def _diff(source: Any, target: Any, path: str, ops: list[dict[str, Any]], depth: int) -> int:
