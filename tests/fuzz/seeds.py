@@ -401,6 +401,30 @@ def o3de_patch() -> list[bytes]:
     return [bytes([flag]) + json.dumps(pair).encode() for flag, pair in pairs]
 
 
+def o3de_load() -> list[bytes]:
+    """The vectors' load cases of the fuzz types, a few documents for every type and random
+    bytes to spell JSON (byte 0 bit 7)."""
+    from tests.fuzz.targets import O3DE_TYPES
+
+    vectors = Path(__file__).resolve().parents[3] / "shared" / "vectors" / "o3de" / "train.json"
+    docs = ['{}', '[]', '0', '-1', '1.5', 'true', 'null', '"Option1|Option2"', '"1"',
+            '[1, 2, 3]', '{"a": 1, "b": 2}', '[[1, 2], [3]]', '[0.5, 1.0, 2.0, 3.0]',
+            '{"$type": "SimpleInheritence", "var1": 7, "base_var": 1.0}',
+            '{"$type": "{5A40E851-A748-40F3-97BA-5BB3A98CDD61}", "value": {"var1": 3}}',
+            '{"next": {"next": {}, "children": [{}, null]}, "extra": {"$type": "int", '
+            '"value": 4}, "flags": "BitFlag1|8"}',
+            '"{E152C105-A133-4D03-BBF8-3D4B2FBA3E2A}"', '[{"Key": "a", "Value": {}}]',
+            '{"Translation": [1, 2, 3], "Rotation": [0, 0, 0, 1], "Scale": 2.0}']
+    out = [bytes([i]) + doc.encode() for i in range(len(O3DE_TYPES)) for doc in docs]
+    out += [bytes([128 | i]) + random.Random(i).randbytes(48) for i in range(len(O3DE_TYPES))]
+    if vectors.is_file():
+        for case in json.loads(vectors.read_text(encoding="utf-8"))["cases"]:
+            if case.get("direction") == "load" and case.get("type") in O3DE_TYPES:
+                out.append(bytes([O3DE_TYPES.index(case["type"])])
+                           + json.dumps(case["input"]).encode())
+    return out
+
+
 SEEDS: dict[str, Callable[[], list[bytes]]] = {
     "godot.decode": godot_decode,
     "godot.framings": godot_framings,
@@ -430,6 +454,9 @@ SEEDS: dict[str, Callable[[], list[bytes]]] = {
     "kingsisle.bind": kingsisle_bind,
     "o3de.parse": o3de_parse,
     "o3de.patch": o3de_patch,
+    "o3de.load": o3de_load,
+    "o3de.store": lambda: [bytes([seed[0] | 64 * (n % 2)]) + seed[1:]
+                           for n, seed in enumerate(o3de_load())],
     "cli": cli,
     "cli.zeze": cli_zeze,
     "cli.kingsisle": cli_kingsisle,

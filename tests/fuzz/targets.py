@@ -13,6 +13,7 @@ import atexit
 import functools
 import io
 import json
+import math
 import random
 import re
 import shutil
@@ -457,6 +458,8 @@ def zeze_load_schema(data: bytes) -> None:
 
 ZEZE_VECTORS = Path(__file__).resolve().parents[3] / "shared" / "vectors" / "zeze" / "train.json"
 """The Java vectors, whose ``meta.schema_xml`` is the schema ``zeze.decode`` reads with."""
+O3DE_VECTORS = Path(__file__).resolve().parents[3] / "shared" / "vectors" / "o3de" / "train.json"
+"""O3DE's test types and cases (``o3de.load`` builds its registry from the ``types``)."""
 
 
 @functools.cache
@@ -852,6 +855,177 @@ def _o3de_values(value: Any) -> Iterator[Any]:
             stack.extend(v for _, v in o3de.members(item))
 
 
+O3DE_TYPES = (
+    "bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64", "long",
+    "unsigned long", "char", "float", "double", "string", "Uuid", "any", "TestString",
+    "SimpleEnumClass", "SimpleRawEnum", "ScopedEnumFlagsU16", "ScopedEnumBitFlagsS64",
+    "ScopedEnumBitFlagsU64", "ScopedEnumBitFlagsNoZero", "ExampleEnum",
+    "SimpleClass", "SimpleInheritence", "MultipleInheritence", "SimpleNested",
+    "SimpleEnumWrapper", "SimpleAssignedPointer", "ComplexAssignedSameInheritedPointer",
+    "InheritedPointerInContainer", "PrimitivePointerInContainer", "AbstractClass",
+    "ConflictingNameTestClass", "FuzzNode", "BaseClass*", "shared_ptr<BaseClass>",
+    "unique_ptr<FuzzNode>", "int32*", "vector<int32>", "list<string>", "set<int32>",
+    "unordered_set<uint64>", "multiset<double>", "map<string,int32>",
+    "unordered_map<int32,double>", "multimap<string,SimpleClass>",
+    "map<SimpleEnumClass,Vector3>", "pair<int32,string>", "tuple<int32,float,string>",
+    "array<float,4>", "fixed_vector<int32,8>", "vector<vector<int32>>",
+    "vector<shared_ptr<BaseClass>>", "vector<any>", "optional<int32>", "Vector2", "Vector3",
+    "Vector4", "Quaternion", "Color", "Matrix3x3", "Matrix3x4", "Matrix4x4", "Transform",
+)
+"""The types ``o3de.load`` and ``o3de.store`` read into: every kind the loader has."""
+
+
+@functools.cache
+def o3de_registry() -> Any:
+    """The conformance file's test types (``tests/o3de/cases.py``) and ``FuzzNode``, a class
+    that holds itself through a pointer, a shared pointer in a vector and an ``any``."""
+    from tests.o3de.cases import build_registry
+
+    vectors = json.loads(O3DE_VECTORS.read_text(encoding="utf-8")) if O3DE_VECTORS.is_file() \
+        else {"types": {}}
+    reg = build_registry(vectors["types"])
+    reg.add_class("FuzzNode", "{0C5F1E2A-9D4B-4E8F-A1B2-C3D4E5F60718}",
+                  [("next", "FuzzNode*", None), ("children", "vector<shared_ptr<FuzzNode>>", []),
+                   ("extra", "any", None), ("flags", "ScopedEnumBitFlagsU64", 0)])
+    return reg
+
+
+O3DE_NAMES = (
+    "$type", "var1", "var2", "base_var", "base2_var1", "nested", "var_additional", "enumClass",
+    "rawEnum", "pointer", "pointer1", "pointer2", "array", "next", "children", "extra", "flags",
+    "value", "Key", "Value", "Translation", "Rotation", "Scale", "x", "0", "1", "", "$import",
+    "r", "g", "b", "a",
+)
+O3DE_LEAVES = (
+    "0", "1", "-1", "42", "255", "256", "-129", "65536", "2147483648", "9223372036854775807",
+    "18446744073709551615", "-9223372036854775809", "0.5", "-0.0", "3.5e39", "1e-50", "true",
+    "false", "null", '""', '"Option1"', '"BitFlag1|BitFlag2"', '"BitFlag1|8|Flags3"',
+    '"SimpleInheritence"', '"BaseClass"', '"{5A40E851-A748-40F3-97BA-5BB3A98CDD61}"',
+    '"AZStd::vector<int, allocator>"', '"nan"', '"-inf"', '"0x1F"', '"1e3"', '"#FF00FF"',
+)
+
+
+def o3de_json_text(body: bytes) -> bytes:
+    """JSON text the bytes spell, always well formed: each byte (bits 0-2) opens an array or
+    an object, closes the innermost one, or adds a leaf (bits 3-7 pick it, and in an object
+    the member name, from :data:`O3DE_LEAVES` and :data:`O3DE_NAMES`: numbers at the integer
+    widths' edges, enum and type names, uuids); a leaf is the whole value only when it is the
+    last byte."""
+    out: list[str] = []
+    open_: list[str] = []
+    fresh = True
+    for n, b in enumerate(body):
+        op, pick = b & 7, b >> 3
+        if not out and op > 2 and n + 1 < len(body):
+            op = pick & 1  # a leaf stands alone only as the whole input
+        if op == 2:
+            if open_:
+                out.append(open_.pop())
+                fresh = False
+            continue
+        if out and not open_:
+            break
+        if not fresh:
+            out.append(",")
+        if open_ and open_[-1] == "}":
+            out.append(json.dumps(O3DE_NAMES[pick]) + ":")
+        if op in (0, 1):
+            out.append("[{"[op])
+            open_.append("]}"[op])
+            fresh = True
+        else:
+            out.append(O3DE_LEAVES[pick])
+            fresh = False
+    out.extend(reversed(open_))
+    return "".join(out).encode()
+
+
+def o3de_typed(data: bytes) -> tuple[Any, Any, int] | None:
+    """The input as JSON (byte 0 bit 7: the text :func:`o3de_json_text` makes of the bytes,
+    else the bytes as they are) loaded as the type byte 0's bits 0-5 pick from
+    :data:`O3DE_TYPES`: ``(type, value, input size)``, or None when the text does not parse
+    or loading raised DecodeError. The load gives a :class:`~gameserde.o3de.Result`."""
+    from gameserde import o3de
+
+    if not data:
+        return None
+    text = o3de_json_text(data[1:]) if data[0] & 128 else data[1:]
+    kind, parsed = outcome("o3de.parse", lambda: o3de.parse(text))
+    if kind != "ok":
+        return None
+    t = o3de_registry().resolve(O3DE_TYPES[(data[0] & 63) % len(O3DE_TYPES)])
+    kind, loaded = outcome(f"o3de.load {t}", lambda: o3de.load(t, parsed,
+                                                               registry=o3de_registry()))
+    if kind != "ok":
+        return None
+    value, result = loaded
+    if not isinstance(result, o3de.Result):
+        raise Finding("invariant", f"o3de.load gave {result!r:.200} for a Result",
+                      "o3de.load result type")
+    return t, value, len(data)
+
+
+def o3de_store_text(t: Any, value: Any, size: int, keep_defaults: bool) -> Any:
+    """Store a loaded ``value`` (no error: it is of its type) and write the JSON (whose size
+    stays linear in the input); the stored JSON value, None when it holds a NaN or infinity
+    (which the writer rejects)."""
+    from gameserde import o3de
+    from gameserde.o3de.text import MAX_DEPTH
+
+    what = f"o3de.store {t} keep_defaults={keep_defaults}"
+    kind, stored = outcome(what, lambda: o3de.store(value, t, registry=o3de_registry(),
+                                                    keep_defaults=keep_defaults))
+    if kind != "ok":
+        raise Finding("invariant", f"{what} of a loaded value failed: {stored}",
+                      f"o3de.store of load fails {stored.split(':')[0]}")
+    out, result = stored
+    if not isinstance(result, o3de.Result):
+        raise Finding("invariant", f"{what} gave {result!r:.200} for a Result",
+                      "o3de.store result type")
+    kind, written = outcome(f"o3de.write of {what}", lambda: o3de.write(out))
+    if kind != "ok" and any(isinstance(v, float) and not math.isfinite(v)
+                            for v in _o3de_values(out)):
+        return None  # rapidjson's writer fails on NaN and infinities, as the engine's does
+    if kind != "ok":
+        raise Finding("invariant", f"o3de.write of a stored value failed: {written}",
+                      "o3de.write of store fails")
+    check_weight(what, len(written), size, 4 * MAX_DEPTH + 16)
+    return out
+
+
+def o3de_load(data: bytes) -> None:
+    """``o3de.load`` of JSON text (byte 0, bits 0-6: the type, from :data:`O3DE_TYPES`): a
+    Result or a
+    gameserde error only; the value stores and writes, linear in the input."""
+    typed = o3de_typed(data)
+    if typed is not None:
+        o3de_store_text(*typed, keep_defaults=True)
+
+
+def o3de_store(data: bytes) -> None:
+    """``o3de.store`` of values loaded from the input as in :func:`o3de_load` (byte 0 bit 6:
+    keep defaults): the JSON stored reads back to a value that stores as the same JSON."""
+    from gameserde import o3de
+
+    typed = o3de_typed(data)
+    if typed is None:
+        return
+    t, value, size = typed
+    keep = bool(data[0] & 64)
+    out = o3de_store_text(t, value, size, keep)
+    if out is None:
+        return
+    kind, again = outcome(f"o3de.load of store {t}",
+                          lambda: o3de.load(t, out, registry=o3de_registry()))
+    if kind != "ok":
+        raise Finding("invariant", f"o3de.load of stored {t} failed: {again}",
+                      "o3de.load of store fails")
+    second = o3de_store_text(t, again[0], size, keep)
+    if second is None or o3de.write(second) != o3de.write(out):
+        raise Finding("invariant", f"stored {t} does not load back: {o3de.write(out)[:200]!r} "
+                      f"then {o3de.write(second)[:200]!r}", f"o3de.store/load differ {t}")
+
+
 def cli_schema_files() -> tuple[str, ...]:
     folder = workdir() / "cli"
     folder.mkdir(exist_ok=True)
@@ -1044,6 +1218,8 @@ TARGETS: dict[str, Callable[[bytes], None]] = {
     "kingsisle.bind": kingsisle_bind,
     "o3de.parse": o3de_parse,
     "o3de.patch": o3de_patch,
+    "o3de.load": o3de_load,
+    "o3de.store": o3de_store,
     "cli": cli,
     "cli.zeze": cli_zeze,
     "cli.kingsisle": cli_kingsisle,
