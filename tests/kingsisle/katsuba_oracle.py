@@ -17,6 +17,8 @@ from typing import Any
 
 import pytest
 
+from gameserde.kingsisle.objects import KiObject
+
 ROOT = Path(__file__).resolve().parents[2]
 
 SCRIPT = r"""
@@ -84,6 +86,17 @@ def answer(request):
 
 json.dump([answer(r) for r in json.load(sys.stdin)], sys.stdout)
 """
+
+
+def tagged(v: Any) -> Any:
+    """A value in the oracle's JSON form (objects and bytes tagged)."""
+    if isinstance(v, KiObject):
+        return {"$object": v.type_hash, "props": {k: tagged(x) for k, x in v.items()}}
+    if isinstance(v, bytes):
+        return {"$bytes": v.hex()}
+    if isinstance(v, list):
+        return [tagged(x) for x in v]
+    return v
 
 
 def find_katsuba() -> str | None:

@@ -318,17 +318,6 @@ def _zero(types: TypeList, p: Prop) -> Any:
     return None
 
 
-def tagged(v: Any) -> Any:
-    """A value in the oracle's JSON form (objects and bytes tagged)."""
-    if isinstance(v, KiObject):
-        return {"$object": v.type_hash, "props": {k: tagged(x) for k, x in v.items()}}
-    if isinstance(v, bytes):
-        return {"$bytes": v.hex()}
-    if isinstance(v, list):
-        return [tagged(x) for x in v]
-    return v
-
-
 def from_katsuba(schema: KiSchema, v: Any) -> Any:
     """katsuba's tagged value as ours: integer enums unsigned (katsuba sign-extends them,
     spec §11.3), objects and bytes untagged."""

@@ -17,8 +17,8 @@ from gameserde.kingsisle import BIND_FLAGS, BIND_MAGIC, read_bind, to_json, writ
 from gameserde.kingsisle.objects import KiObject
 from gameserde.kingsisle.serializer import Serializer
 from tests.fuzz.test_growth import assert_linear
-from tests.kingsisle.katsuba_oracle import run
-from tests.kingsisle.test_katsuba_serializer import TYPES, root, tagged, unsigned, without
+from tests.kingsisle.katsuba_oracle import run, tagged
+from tests.kingsisle.test_katsuba_serializer import TYPES, root, unsigned, without
 from tests.kingsisle.valuegen import SCHEMA, objects
 
 

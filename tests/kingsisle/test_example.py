@@ -10,8 +10,7 @@ from pathlib import Path
 import pytest
 
 from gameserde.kingsisle import Serializer, load_schema
-from tests.kingsisle.katsuba_oracle import run
-from tests.kingsisle.test_katsuba_serializer import tagged
+from tests.kingsisle.katsuba_oracle import run, tagged
 
 HERE = Path(__file__).resolve().parents[2] / "examples" / "kingsisle"
 

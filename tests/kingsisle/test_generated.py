@@ -29,7 +29,7 @@ from gameserde.errors import DecodeError, EncodeError
 from gameserde.kingsisle import load_schema
 from gameserde.kingsisle.objects import KiObject
 from gameserde.kingsisle.serializer import FORBID_DELTA_ENCODE, HUMAN_READABLE_ENUMS, Serializer
-from tests.kingsisle.katsuba_oracle import run
+from tests.kingsisle.katsuba_oracle import run, tagged
 from tests.kingsisle.strategies import (
     MASKS,
     TypeList,
@@ -38,7 +38,6 @@ from tests.kingsisle.strategies import (
     filled,
     from_katsuba,
     named_bits,
-    tagged,
     written,
 )
 

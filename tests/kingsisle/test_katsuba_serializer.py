@@ -20,7 +20,7 @@ from gameserde.errors import DecodeError, EncodeError
 from gameserde.kingsisle import load_schema, string_id
 from gameserde.kingsisle.objects import KiObject
 from gameserde.kingsisle.serializer import Serializer
-from tests.kingsisle.katsuba_oracle import run
+from tests.kingsisle.katsuba_oracle import run, tagged
 from tests.kingsisle.typelists import type_list
 
 TYPES = type_list()
@@ -63,16 +63,6 @@ def root(rng: random.Random, big: bool) -> KiObject:
         "m_kinds": [0, 7, 1 << 30],
     }
     return KiObject("class Root", string_id("class Root"), values)
-
-
-def tagged(v: Any) -> Any:
-    if isinstance(v, KiObject):
-        return {"$object": v.type_hash, "props": {k: tagged(x) for k, x in v.items()}}
-    if isinstance(v, bytes):
-        return {"$bytes": v.hex()}
-    if isinstance(v, list):
-        return [tagged(x) for x in v]
-    return v
 
 
 def without(obj: KiObject, *names: str) -> KiObject:
