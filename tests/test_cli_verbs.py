@@ -32,7 +32,7 @@ def test_top_level_help_names_the_formats_of_each_verb(
     text = " ".join(capsys.readouterr().out.split())
     for verb in VERBS:
         assert f"{verb} " in text
-    assert text.count("(formats: godot, flatbuffers, zeze, kingsisle)") == len(VERBS)
+    assert text.count("(formats: godot, flatbuffers, zeze, kingsisle, o3de)") == len(VERBS)
 
 
 def test_every_option_has_help() -> None:

@@ -34,6 +34,8 @@ FORMATS = {
              "ByteBuffer)"),
     "kingsisle": ("gameserde.kingsisle.cli", "KingsIsle ObjectProperty (Wizard101, Pirate101) "
                   "with a type list: streams and BINd files"),
+    "o3de": ("gameserde.o3de.cli", "O3DE JSON (prefabs, settings registry, materials) "
+             "checked, typed with a registry and written as the engine writes it"),
 }
 
 VERBS = {

@@ -460,6 +460,8 @@ SEEDS: dict[str, Callable[[], list[bytes]]] = {
     "cli": cli,
     "cli.zeze": cli_zeze,
     "cli.kingsisle": cli_kingsisle,
+    "cli.o3de": lambda: [bytes([verb | (4 if n % 2 else 0)]) + doc
+                         for n, doc in enumerate(o3de_parse()) for verb in range(4)],
 }
 
 

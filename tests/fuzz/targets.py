@@ -1174,6 +1174,19 @@ def cli_kingsisle(data: bytes) -> None:
     check_cli(argv, data)
 
 
+def cli_o3de(data: bytes) -> None:
+    """``gameserde VERB o3de`` (byte 0: bits 0-1 the verb, bit 2 ``--trailing-commas``),
+    with the checks of :func:`cli`."""
+    if not data:
+        return
+    path = workdir() / "input"
+    path.write_bytes(data[1:])
+    argv = [CLI_VERBS[data[0] & 3], "o3de", str(path)]
+    if data[0] & 4:
+        argv.append("--trailing-commas")
+    check_cli(argv, data)
+
+
 def check_cli(argv: list[str], data: bytes) -> None:
     """Run ``argv``: a documented exit status, no traceback, the same result with and
     without the accelerators, output linear in the input."""
@@ -1223,5 +1236,6 @@ TARGETS: dict[str, Callable[[bytes], None]] = {
     "cli": cli,
     "cli.zeze": cli_zeze,
     "cli.kingsisle": cli_kingsisle,
+    "cli.o3de": cli_o3de,
 }
 """Every target by name (the name is also its folder under ``tests/fuzz/corpus``)."""

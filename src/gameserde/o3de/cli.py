@@ -1,0 +1,176 @@
+"""CLI glue for ``gameserde VERB o3de``: O3DE JSON documents checked, typed and written as
+the engine writes them."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+from collections.abc import Mapping
+from typing import Any
+
+from gameserde.cli import CommandError
+from gameserde.errors import DecodeError, GameserdeError
+from gameserde.o3de.load import load
+from gameserde.o3de.registry import Registry
+from gameserde.o3de.result import Result
+from gameserde.o3de.store import store
+from gameserde.o3de.text import members, parse, write
+
+VERBS = ("decode", "encode", "verify", "inspect")
+JSON_VALUES = False
+"""Every verb reads O3DE JSON text itself; decode and encode write it as the engine does."""
+
+EPILOG = """O3DE's files are JSON, so decode and encode both read a document and write it as
+the engine's rapidjson PrettyWriter does (4-space indentation, its number forms, repeated
+member names kept, no final newline): integers stay integers and doubles doubles. With
+--registry the document is also loaded as --type with the engine's rules and stored again
+(defaults left out unless --keep-defaults), which normalises it as a save from the editor
+would; verify then fails on every issue the load reports (unknown members, values that do
+not fit), as O3DE's LoadObjectFromFile does.
+
+--registry names Python code of yours: MODULE:NAME, a gameserde.o3de.Registry or a function
+returning one (the module is imported; run it only on code you trust).
+
+examples:
+  gameserde decode o3de settings.setreg
+  gameserde verify o3de --trailing-commas user.setreg
+  gameserde decode o3de --registry mygame.types:registry --type MyComponent saved.json
+  gameserde inspect o3de level.prefab"""
+
+
+def add_arguments(verb: str, parser: argparse.ArgumentParser) -> None:
+    parser.epilog = EPILOG
+    parser.add_argument("--registry", metavar="MODULE:NAME",
+                        help="type the document with this registry (Python code of yours: a "
+                             "Registry, or a function returning one)")
+    parser.add_argument("--type", metavar="NAME",
+                        help="the document's type in the registry (needed with --registry)")
+    parser.add_argument("--trailing-commas", action="store_true",
+                        help="accept trailing commas (the settings registry's reader does)")
+    if verb in ("decode", "encode"):
+        parser.add_argument("--keep-defaults", action="store_true",
+                            help="with --registry: write values equal to their defaults too")
+
+
+def _registry(args: argparse.Namespace) -> tuple[Registry, str] | None:
+    """The registry and type the options name, or None without --registry."""
+    if args.registry is None:
+        if args.type is not None:
+            raise CommandError("--type needs --registry (the registry that defines it)", 2)
+        return None
+    if args.type is None:
+        raise CommandError("--registry needs --type (the document's type)", 2)
+    module_name, _, attribute = args.registry.partition(":")
+    if not module_name or not attribute:
+        raise CommandError(f"--registry {args.registry}: give MODULE:NAME", 2)
+    try:
+        found = getattr(importlib.import_module(module_name), attribute)
+    except (ImportError, AttributeError) as e:
+        raise CommandError(f"--registry {args.registry}: {e}", 2) from None
+    registry = found
+    if callable(found) and not isinstance(found, Registry):
+        try:
+            registry = found()
+        except Exception as e:  # the user's code, whatever it raises
+            raise CommandError(f"--registry {args.registry}: calling it failed: "
+                               f"{type(e).__name__}: {e}", 2) from None
+    if not isinstance(registry, Registry):
+        raise CommandError(f"--registry {args.registry}: not a gameserde.o3de.Registry", 2)
+    try:
+        registry.resolve(args.type)
+    except GameserdeError as e:
+        raise CommandError(f"--registry {args.registry}: --type {args.type}: {e}", 2) from None
+    return registry, args.type
+
+
+def _loaded(args: argparse.Namespace, data: bytes) -> tuple[Any, Result | None]:
+    """The document, and with --registry the Result of loading it as --type (a halted load
+    is an error)."""
+    doc = parse(data, trailing_commas=args.trailing_commas)
+    typed = _registry(args)
+    if typed is None:
+        return doc, None
+    registry, name = typed
+    value, result = load(name, doc, registry=registry)
+    if result.code.halted:
+        raise _issue_error(result, f"the document does not load as {name}")
+    keep = getattr(args, "keep_defaults", False)
+    stored, _ = store(value, name, registry=registry, keep_defaults=keep)
+    return stored, result
+
+
+def _issue_error(result: Result, fallback: str) -> DecodeError:
+    if not result.issues:
+        return DecodeError(fallback, format="o3de")
+    issue = result.issues[0]
+    more = f" (and {len(result.issues) - 1} more issues)" if len(result.issues) > 1 else ""
+    return DecodeError(f"{issue.message} [{issue.code.outcome.name}]{more}",
+                       path="$" + issue.path, format="o3de")
+
+
+def decode(args: argparse.Namespace, data: bytes) -> bytes:
+    doc, _ = _loaded(args, data)
+    return write(doc).encode("utf-8")
+
+
+def encode(args: argparse.Namespace, data: bytes) -> bytes:
+    return decode(args, data)
+
+
+def verify(args: argparse.Namespace, data: bytes) -> str:
+    _, result = _loaded(args, data)
+    if result is None:
+        return f"ok: sound O3DE JSON of {len(data)} bytes"
+    if result.issues:
+        raise _issue_error(result, "")
+    return f"ok: loads as {args.type} ({result.outcome.name})"
+
+
+def inspect(args: argparse.Namespace, data: bytes) -> tuple[str, str | None]:
+    """One row per value (JSON Pointer, kind, value), then the issues of a typed load; and
+    the reason the document is not sound (None when it is)."""
+    error = None
+    try:
+        doc = parse(data, trailing_commas=args.trailing_commas)
+    except DecodeError as e:
+        return f"ERROR {e}", str(e)
+    rows = [("pointer", "kind", "value")]
+    _rows(doc, "", rows)
+    try:
+        _, result = _loaded(args, data)
+    except DecodeError as e:
+        result, error = None, str(e)
+    if result is not None:
+        for issue in result.issues:
+            rows.append((issue.path or "/", f"issue {issue.code.outcome.name}", issue.message))
+        if result.issues:
+            error = str(_issue_error(result, ""))
+    width = min(max(len(r[0]) for r in rows), 48)
+    kind_width = max(len(r[1]) for r in rows)
+    return "\n".join(f"{p:<{width}} {k:<{kind_width}} {v}".rstrip() for p, k, v in rows), error
+
+
+def _rows(value: Any, pointer: str, rows: list[tuple[str, str, str]]) -> None:
+    """Rows for ``value`` at ``pointer`` and everything inside it, in document order
+    (iterative, so depth costs no Python stack)."""
+    stack: list[tuple[Any, str]] = [(value, pointer)]
+    while stack:
+        item, where = stack.pop()
+        if isinstance(item, Mapping):
+            entries = list(members(item))
+            rows.append((where or "/", "object", f"{len(entries)} members"))
+            stack.extend((v, f"{where}/{_escape(k)}") for k, v in reversed(entries))
+        elif isinstance(item, list):
+            rows.append((where or "/", "array", f"{len(item)} elements"))
+            stack.extend((v, f"{where}/{i}") for i, v in reversed(list(enumerate(item))))
+        else:
+            kind = ("null" if item is None else "bool" if isinstance(item, bool)
+                    else "integer" if isinstance(item, int)
+                    else "double" if isinstance(item, float) else "string")
+            text = write(item)
+            rows.append((where or "/", kind, text if len(text) <= 60 else text[:57] + "..."))
+
+
+def _escape(key: str) -> str:
+    """A member name as a JSON Pointer step (RFC 6901)."""
+    return key.replace("~", "~0").replace("/", "~1")
