@@ -11,7 +11,6 @@ import json
 import math
 import random
 import struct
-import zlib
 from typing import Any
 
 import pytest
@@ -21,6 +20,7 @@ from gameserde.kingsisle import load_schema, string_id
 from gameserde.kingsisle.objects import KiObject
 from gameserde.kingsisle.serializer import Serializer
 from tests.kingsisle.katsuba_oracle import run, tagged
+from tests.kingsisle.strategies import body
 from tests.kingsisle.typelists import type_list
 
 TYPES = type_list()
@@ -84,18 +84,6 @@ def unsigned(v: Any) -> Any:
     if isinstance(v, list):
         return [unsigned(x) for x in v]
     return v
-
-
-def body(data: bytes, flags: int) -> bytes:
-    """The uncompressed object bytes of a stream (zlib bytes differ between writers)."""
-    pos = 0
-    if flags & 1:
-        flags, pos = int.from_bytes(data[:4], "little"), 4
-    if flags & 8:
-        if data[pos]:
-            return zlib.decompress(data[pos + 5:])
-        pos += 1
-    return data[pos:]
 
 
 @pytest.mark.parametrize(("flags", "shallow", "mask"), OPTIONS)

@@ -24,6 +24,7 @@ from gameserde.kingsisle.serializer import (
     _show,
     _struct_parts,
     _utf8,
+    option_value,
 )
 from gameserde.schema.model import Enum
 
@@ -235,14 +236,9 @@ def parse_enum(enum: Enum, text: str) -> int:
     word = text.strip(WHITESPACE)
     if _INT.match(word):
         return _parse_int(word, 32, False, enum.name)
-    names = [n.strip(WHITESPACE) for n in word.split("|")] if enum.bit_flags else [word]
-    value = 0
-    for name in names:
-        if enum.bit_flags and not name:
-            continue
-        if name not in enum.values:
-            raise TextError(f"{_show(name)} is not an option of {enum.name}")
-        value |= enum.values[name]
+    value, bad = option_value(enum, word, WHITESPACE)
+    if bad is not None:
+        raise TextError(f"{_show(bad)} is not an option of {enum.name}")
     return value
 
 

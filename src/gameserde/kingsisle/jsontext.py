@@ -43,7 +43,7 @@ from gameserde._float32 import float32_from_bits, float32_to_bits
 from gameserde._recursion import recursion_room
 from gameserde.errors import DecodeError, EncodeError, path_key
 from gameserde.kingsisle.objects import KiObject, property_step
-from gameserde.kingsisle.serializer import _STRUCTS
+from gameserde.kingsisle.serializer import _STRUCTS, option_value
 from gameserde.kingsisle.typelist import LEAF_TYPES, KiSchema
 from gameserde.schema.model import Bool, Bytes, Enum, Field, Float, Int, List, Record, Ref, String
 
@@ -307,8 +307,8 @@ class _Out:
 
     def enum(self, enum: Enum, value: Any) -> Any:
         if isinstance(value, str):  # option names, as the serializer takes them too
-            named = _flags_in(enum, value) if enum.bit_flags else enum.values.get(value)
-            if named is None:
+            named, bad = option_value(enum, value)
+            if bad is not None:
                 raise EncodeError(f"{_short(value)} is not an option of {enum.name}",
                                   format=FORMAT)
             value = named
@@ -322,7 +322,7 @@ class _Out:
         if names is None:
             return number
         text = "|".join(names)
-        return text if _flags_in(enum, text) == number else number
+        return text if option_value(enum, text) == (number, None) else number
 
     def struct(self, type_name: str, value: Any) -> dict[str, Any]:
         kind, keys = _STRUCTS[type_name]
@@ -512,24 +512,10 @@ def _leaf_in(t: Any, type_name: str, doc: Any) -> Any:
     return doc
 
 
-def _flags_in(enum: Enum, text: str) -> int | None:
-    """The value of bit-flag names ``"A|B"`` (blanks around names ignored, ``""`` is 0), or
-    None when one is not an option."""
-    value = 0
-    for name in text.split("|"):
-        name = name.strip()
-        if name:
-            flag = enum.values.get(name)
-            if flag is None:
-                return None
-            value |= flag
-    return value
-
-
 def _enum_in(enum: Enum, doc: Any) -> int:
     if isinstance(doc, str):
-        value = _flags_in(enum, doc) if enum.bit_flags else enum.values.get(doc)
-        if value is None:
+        value, bad = option_value(enum, doc)
+        if bad is not None:
             raise _bad(f"not an option of {enum.name}", doc)
         return value
     if not isinstance(doc, int) or isinstance(doc, bool):

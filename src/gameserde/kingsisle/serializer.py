@@ -25,7 +25,7 @@ from gameserde.schema.model import Enum, Field, List, Record, Ref
 
 __all__ = ["ALL_FLAGS", "COMPACT_LENGTH_PREFIXES", "FORBID_DELTA_ENCODE", "HUMAN_READABLE_ENUMS",
            "INFLATED_NOTE", "MAX_DECOMPRESSED_SIZE", "STATEFUL_FLAGS", "WITH_COMPRESSION",
-           "Serializer"]
+           "Serializer", "option_value"]
 
 STATEFUL_FLAGS = 1 << 0
 COMPACT_LENGTH_PREFIXES = 1 << 1
@@ -376,15 +376,10 @@ class Serializer:
         except UnicodeDecodeError:
             raise DecodeError(f"an {enum.name} name is not UTF-8", offset=start >> 3,
                               format="kingsisle") from None
-        names = [n.strip() for n in text.split("|")] if enum.bit_flags else [text]
-        value = 0
-        for name in names:
-            if enum.bit_flags and name == "":
-                continue
-            if name not in enum.values:
-                raise DecodeError(f"{name!r} is not an option of {enum.name}",
-                                  offset=start >> 3, format="kingsisle")
-            value |= enum.values[name]
+        value, bad = option_value(enum, text)
+        if bad is not None:
+            raise DecodeError(f"{bad!r} is not an option of {enum.name}", offset=start >> 3,
+                              format="kingsisle")
         return value
 
     def _struct(self, type_name: str, r: BitReader) -> dict[str, Any]:
@@ -600,17 +595,27 @@ def _float_in(value: Any, type_name: str) -> float:
 def _enum_value(enum: Enum, value: Any) -> int:
     """An enum value given as an int or as option names (``"A|B"`` for bit flags)."""
     if isinstance(value, str):
-        names = [n.strip() for n in value.split("|")] if enum.bit_flags else [value]
-        number = 0
-        for name in names:
-            if enum.bit_flags and name == "":
-                continue
-            if name not in enum.values:
-                raise EncodeError(f"{name!r} is not an option of {enum.name}",
-                                  format="kingsisle")
-            number |= enum.values[name]
+        number, bad = option_value(enum, value)
+        if bad is not None:
+            raise EncodeError(f"{bad!r} is not an option of {enum.name}", format="kingsisle")
         return number
     return _int_in(value, 32, False, enum.name)
+
+
+def option_value(enum: Enum, text: str, blanks: str | None = None) -> tuple[int, str | None]:
+    """The value option names stand for: one name, or for bit flags ``"A|B"`` (names in any
+    order, ``blanks`` around them ignored, ``""`` is 0); and the first name that is no option
+    (None when all are)."""
+    if not enum.bit_flags:
+        return (enum.values[text], None) if text in enum.values else (0, text)
+    value = 0
+    for name in text.split("|"):
+        name = name.strip(blanks)
+        if name:
+            if name not in enum.values:
+                return 0, name
+            value |= enum.values[name]
+    return value, None
 
 
 def _enum_text(enum: Enum, number: int) -> bytes:
