@@ -86,7 +86,12 @@ def _registry(args: argparse.Namespace) -> tuple[Registry, str] | None:
 def _loaded(args: argparse.Namespace, data: bytes) -> tuple[Any, Result | None]:
     """The document, and with --registry the Result of loading it as --type (a halted load
     is an error)."""
-    doc = parse(data, trailing_commas=args.trailing_commas)
+    return _typed(args, parse(data, trailing_commas=args.trailing_commas))
+
+
+def _typed(args: argparse.Namespace, doc: Any) -> tuple[Any, Result | None]:
+    """The parsed ``doc``, typed with --registry when given: loaded as --type and stored
+    again, with the load's Result."""
     typed = _registry(args)
     if typed is None:
         return doc, None
@@ -137,7 +142,7 @@ def inspect(args: argparse.Namespace, data: bytes) -> tuple[str, str | None]:
     rows = [("pointer", "kind", "value")]
     _rows(doc, "", rows)
     try:
-        _, result = _loaded(args, data)
+        _, result = _typed(args, doc)
     except DecodeError as e:
         result, error = None, str(e)
     if result is not None:
