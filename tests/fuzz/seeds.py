@@ -401,6 +401,10 @@ def o3de_patch() -> list[bytes]:
     return [bytes([flag]) + json.dumps(pair).encode() for flag, pair in pairs]
 
 
+O3DE_DATA = Path(__file__).resolve().parents[1] / "o3de" / "data"
+"""Prefab, material and settings files of our own making (``cli.o3de`` seeds)."""
+
+
 def o3de_load() -> list[bytes]:
     """The vectors' load cases of the fuzz types, a few documents for every type and random
     bytes to spell JSON (byte 0 bit 7)."""
@@ -461,7 +465,10 @@ SEEDS: dict[str, Callable[[], list[bytes]]] = {
     "cli.zeze": cli_zeze,
     "cli.kingsisle": cli_kingsisle,
     "cli.o3de": lambda: [bytes([verb | (4 if n % 2 else 0)]) + doc
-                         for n, doc in enumerate(o3de_parse()) for verb in range(4)],
+                         for n, doc in enumerate(o3de_parse()) for verb in range(4)]
+    + [bytes([verb | 8 * ("", ".prefab", ".material", ".setreg").index(path.suffix)
+              | 4 * (path.suffix == ".setreg")]) + path.read_bytes()
+       for verb in range(4) for path in sorted(O3DE_DATA.glob("*.*"))],
 }
 
 

@@ -1175,11 +1175,12 @@ def cli_kingsisle(data: bytes) -> None:
 
 
 def cli_o3de(data: bytes) -> None:
-    """``gameserde VERB o3de`` (byte 0: bits 0-1 the verb, bit 2 ``--trailing-commas``),
-    with the checks of :func:`cli`."""
+    """``gameserde VERB o3de`` (byte 0: bits 0-1 the verb, bit 2 ``--trailing-commas``, bits
+    3-4 the file's suffix: none, ``.prefab`` or ``.material`` (typed with the engine
+    registry), ``.setreg``), with the checks of :func:`cli`."""
     if not data:
         return
-    path = workdir() / "input"
+    path = workdir() / f"input{('', '.prefab', '.material', '.setreg')[data[0] >> 3 & 3]}"
     path.write_bytes(data[1:])
     argv = [CLI_VERBS[data[0] & 3], "o3de", str(path)]
     if data[0] & 4:

@@ -72,7 +72,7 @@ def test_a_registry_types_and_normalises(tmp_path: Path, registry_module: str,
 
 
 def test_inspect_maps_every_value(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    doc = tmp_path / "p.prefab"
+    doc = tmp_path / "p.json"
     doc.write_text('{"E": {"a/b": [true, null, 3, 4.5, "t"]}}')
     code, out, err = run(capsys, "inspect", "o3de", str(doc))
     assert (code, err) == (0, "")

@@ -6,10 +6,12 @@ from __future__ import annotations
 import argparse
 import importlib
 from collections.abc import Mapping
+from pathlib import PurePath
 from typing import Any
 
 from gameserde.cli import CommandError
 from gameserde.errors import DecodeError, GameserdeError
+from gameserde.o3de.engine import DOCUMENT_TYPES, engine_registry
 from gameserde.o3de.load import load
 from gameserde.o3de.registry import Registry
 from gameserde.o3de.result import Result
@@ -28,10 +30,16 @@ member names kept, no final newline): integers stay integers and doubles doubles
 would; verify then fails on every issue the load reports (unknown members, values that do
 not fit), as O3DE's LoadObjectFromFile does.
 
---registry names Python code of yours: MODULE:NAME, a gameserde.o3de.Registry or a function
-returning one (the module is imported; run it only on code you trust).
+.prefab and .material files are typed with the engine registry by default (the engine's
+entity, component, transform, asset and material types; components it does not know are
+kept unchanged and reported); --registry none turns that off. --registry engine uses it for
+other files (with --type). --registry MODULE:NAME names Python code of yours: a
+gameserde.o3de.Registry or a function returning one (the module is imported; run it only on
+code you trust).
 
 examples:
+  gameserde decode o3de level.prefab
+  gameserde verify o3de --registry none level.prefab
   gameserde decode o3de settings.setreg
   gameserde verify o3de --trailing-commas user.setreg
   gameserde decode o3de --registry mygame.types:registry --type MyComponent saved.json
@@ -41,10 +49,12 @@ examples:
 def add_arguments(verb: str, parser: argparse.ArgumentParser) -> None:
     parser.epilog = EPILOG
     parser.add_argument("--registry", metavar="MODULE:NAME",
-                        help="type the document with this registry (Python code of yours: a "
-                             "Registry, or a function returning one)")
+                        help="type the document with this registry: engine (the default for "
+                             ".prefab and .material files), none (text rules only), or Python "
+                             "code of yours (a Registry, or a function returning one)")
     parser.add_argument("--type", metavar="NAME",
-                        help="the document's type in the registry (needed with --registry)")
+                        help="the document's type in the registry (default: the prefab or "
+                             "material type for those files)")
     parser.add_argument("--trailing-commas", action="store_true",
                         help="accept trailing commas (the settings registry's reader does)")
     if verb in ("decode", "encode"):
@@ -53,34 +63,48 @@ def add_arguments(verb: str, parser: argparse.ArgumentParser) -> None:
 
 
 def _registry(args: argparse.Namespace) -> tuple[Registry, str] | None:
-    """The registry and type the options name, or None without --registry."""
-    if args.registry is None:
+    """The registry and type the options name: by default the engine registry for the file
+    kinds it knows (``.prefab``, ``.material``); None for ``--registry none`` or a file of
+    another kind without --registry."""
+    spec = args.registry
+    suffix = PurePath(args.input).suffix.lower() if args.input != "-" else ""
+    if spec is None:
+        spec = "engine" if suffix in DOCUMENT_TYPES else None
+    if spec is None or spec == "none":
         if args.type is not None:
             raise CommandError("--type needs --registry (the registry that defines it)", 2)
         return None
-    if args.type is None:
+    name = args.type or DOCUMENT_TYPES.get(suffix)
+    if name is None:
         raise CommandError("--registry needs --type (the document's type)", 2)
-    module_name, _, attribute = args.registry.partition(":")
+    registry = engine_registry() if spec == "engine" else _user_registry(spec)
+    try:
+        registry.resolve(name)
+    except GameserdeError as e:
+        raise CommandError(f"--registry {spec}: --type {name}: {e}", 2) from None
+    args.type = name
+    return registry, name
+
+
+def _user_registry(spec: str) -> Registry:
+    """The registry MODULE:NAME names (a Registry, or a function returning one)."""
+    module_name, _, attribute = spec.partition(":")
     if not module_name or not attribute:
-        raise CommandError(f"--registry {args.registry}: give MODULE:NAME", 2)
+        raise CommandError(f"--registry {spec}: give MODULE:NAME, engine or none", 2)
     try:
         found = getattr(importlib.import_module(module_name), attribute)
     except (ImportError, AttributeError) as e:
-        raise CommandError(f"--registry {args.registry}: {e}", 2) from None
+        raise CommandError(f"--registry {spec}: {e}", 2) from None
     registry = found
     if callable(found) and not isinstance(found, Registry):
         try:
             registry = found()
         except Exception as e:  # the user's code, whatever it raises
-            raise CommandError(f"--registry {args.registry}: calling it failed: "
+            raise CommandError(f"--registry {spec}: calling it failed: "
                                f"{type(e).__name__}: {e}", 2) from None
     if not isinstance(registry, Registry):
-        raise CommandError(f"--registry {args.registry}: not a gameserde.o3de.Registry", 2)
-    try:
-        registry.resolve(args.type)
-    except GameserdeError as e:
-        raise CommandError(f"--registry {args.registry}: --type {args.type}: {e}", 2) from None
-    return registry, args.type
+        raise CommandError(f"--registry {spec}: not a gameserde.o3de.Registry", 2)
+    return registry
 
 
 def _loaded(args: argparse.Namespace, data: bytes) -> tuple[Any, Result | None]:
