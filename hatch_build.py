@@ -36,6 +36,7 @@ EXTENSIONS = (
     "gameserde.flatbuffers._fbs_lexer_speedups",
     "gameserde.zeze._speedups",
     "gameserde.kingsisle._speedups",
+    "gameserde.o3de._speedups",
 )
 """Each module's C source is its dotted path under ``src/`` with ``.c``."""
 

@@ -18,7 +18,7 @@ from gameserde.cli import main
 ROOT = Path(__file__).resolve().parents[1]
 SAVEGAME = ROOT / "examples" / "godot" / "savegame.sav"
 ALL_ACTIVE = ("(C accelerators: godot, flatbuffers-encoder, flatbuffers-reader, "
-              "flatbuffers-json, flatbuffers-schema, zeze, kingsisle)")
+              "flatbuffers-json, flatbuffers-schema, zeze, kingsisle, o3de)")
 
 
 def run_program(*args: str, pure: bool | None = None,
@@ -65,16 +65,18 @@ def test_version_with_gameserde_pure() -> None:
 
 
 @pytest.mark.parametrize(("states", "detail"), [
-    (("active",) * 7, ALL_ACTIVE[1:-1]),
-    (("disabled",) * 7, "pure Python: C accelerators disabled by GAMESERDE_PURE"),
-    (("not built",) * 7, "pure Python: no C accelerators built"),
+    (("active",) * 8, ALL_ACTIVE[1:-1]),
+    (("disabled",) * 8, "pure Python: C accelerators disabled by GAMESERDE_PURE"),
+    (("not built",) * 8, "pure Python: no C accelerators built"),
     (("disabled", "not built", "not built", "not built", "not built", "not built",
-      "not built"), "pure Python: C accelerators disabled by GAMESERDE_PURE"),
-    (("active", "not built", "not built", "not built", "not built", "not built", "not built"),
+      "not built", "not built"), "pure Python: C accelerators disabled by GAMESERDE_PURE"),
+    (("active", "not built", "not built", "not built", "not built", "not built", "not built",
+      "not built"),
      "C accelerators: godot; not built: flatbuffers-encoder, flatbuffers-reader, "
-     "flatbuffers-json, flatbuffers-schema, zeze, kingsisle"),
-    (("active", "disabled", "not built", "active", "disabled", "active", "disabled"),
-     "C accelerators: godot, flatbuffers-json, zeze; disabled by GAMESERDE_PURE: "
+     "flatbuffers-json, flatbuffers-schema, zeze, kingsisle, o3de"),
+    (("active", "disabled", "not built", "active", "disabled", "active", "disabled",
+      "active"),
+     "C accelerators: godot, flatbuffers-json, zeze, o3de; disabled by GAMESERDE_PURE: "
      "flatbuffers-encoder, flatbuffers-schema, kingsisle; not built: flatbuffers-reader"),
 ])
 def test_version_text(monkeypatch: pytest.MonkeyPatch, states: tuple[str, ...],
@@ -88,12 +90,14 @@ def test_accelerator_states_follow_the_switches(monkeypatch: pytest.MonkeyPatch)
     from gameserde.flatbuffers import _accel as fb_accel
     from gameserde.godot import _accel as godot_accel
     from gameserde.kingsisle import _accel as ki_accel
+    from gameserde.o3de import _accel as o3de_accel
     from gameserde.zeze import _accel as zeze_accel
 
     monkeypatch.setattr(godot_accel, "ENABLED", False)
     monkeypatch.setattr(fb_accel, "ENABLED", False)
     monkeypatch.setattr(zeze_accel, "ENABLED", False)
     monkeypatch.setattr(ki_accel, "ENABLED", False)
+    monkeypatch.setattr(o3de_accel, "ENABLED", False)
     assert set(cli.accelerator_states().values()) <= {"disabled", "not built"}
     monkeypatch.setattr(godot_accel, "AVAILABLE", False)
     monkeypatch.setattr(fb_accel, "encoder", None)
@@ -102,6 +106,7 @@ def test_accelerator_states_follow_the_switches(monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setattr(fb_accel, "lexer", None)
     monkeypatch.setattr(zeze_accel, "speedups", None)
     monkeypatch.setattr(ki_accel, "speedups", None)
+    monkeypatch.setattr(o3de_accel, "speedups", None)
     assert set(cli.accelerator_states().values()) == {"not built"}
 
 

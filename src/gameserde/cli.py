@@ -56,7 +56,7 @@ EXIT_STATUS = """exit status:
   141  the program reading the output closed the pipe early (nothing is printed)"""
 
 ACCELERATORS = ("godot", "flatbuffers-encoder", "flatbuffers-reader", "flatbuffers-json",
-                "flatbuffers-schema", "zeze", "kingsisle")
+                "flatbuffers-schema", "zeze", "kingsisle", "o3de")
 
 
 class CommandError(Exception):
@@ -75,13 +75,15 @@ def accelerator_states() -> dict[str, str]:
     from gameserde.flatbuffers import _accel as fb_accel
     from gameserde.godot import _accel as godot_accel
     from gameserde.kingsisle import _accel as ki_accel
+    from gameserde.o3de import _accel as o3de_accel
     from gameserde.zeze import _accel as zeze_accel
 
     built = (godot_accel.AVAILABLE, fb_accel.encoder is not None, fb_accel.reader is not None,
              fb_accel.json is not None, fb_accel.lexer is not None,
-             zeze_accel.speedups is not None, ki_accel.speedups is not None)
+             zeze_accel.speedups is not None, ki_accel.speedups is not None,
+             o3de_accel.speedups is not None)
     enabled = (godot_accel.ENABLED, *[fb_accel.ENABLED] * 4, zeze_accel.ENABLED,
-               ki_accel.ENABLED)
+               ki_accel.ENABLED, o3de_accel.ENABLED)
     return {name: "not built" if not b else "active" if e else "disabled"
             for name, b, e in zip(ACCELERATORS, built, enabled, strict=True)}
 

@@ -28,6 +28,7 @@ from gameserde.errors import GameserdeError
 from gameserde.flatbuffers import _accel as fb_accel
 from gameserde.godot import _accel as godot_accel
 from gameserde.kingsisle import _accel as ki_accel
+from gameserde.o3de import _accel as o3de_accel
 from gameserde.zeze import _accel as zeze_accel
 
 SRC = os.sep + "gameserde" + os.sep
@@ -98,10 +99,13 @@ def accelerated(enabled: bool) -> Iterator[None]:
     fb_accel.ENABLED = enabled
     zeze_accel.ENABLED = enabled and zeze_accel.speedups is not None
     ki_accel.ENABLED = enabled and ki_accel.speedups is not None
+    saved_o3de = o3de_accel.ENABLED
+    o3de_accel.ENABLED = enabled and o3de_accel.speedups is not None
     try:
         yield
     finally:
         godot_accel.ENABLED, fb_accel.ENABLED, zeze_accel.ENABLED, ki_accel.ENABLED = saved
+        o3de_accel.ENABLED = saved_o3de
 
 
 def both_paths(what: str, fn: Callable[[], Any],

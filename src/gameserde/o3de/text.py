@@ -27,6 +27,7 @@ from typing import Any
 
 from gameserde._recursion import recursion_room
 from gameserde.errors import DecodeError, EncodeError
+from gameserde.o3de import _accel
 from gameserde.o3de._numbers import NumberError, double_text, read_double, read_integer
 
 __all__ = ["MAX_DEPTH", "JsonObject", "members", "parse", "write"]
@@ -234,6 +235,10 @@ def parse(text: str | bytes, *, trailing_commas: bool = False) -> Any:
     """Read O3DE JSON text (``str``, or UTF-8 ``bytes``) into Python values (see the module
     docstring). Raises :class:`~gameserde.errors.DecodeError` naming the line, the column and
     the offset (bytes for ``bytes`` input, characters for ``str``)."""
+    if _accel.ENABLED:
+        value = _accel.parse(text, trailing_commas, JsonObject)
+        if value is not _accel.UNSERVED:
+            return value
     raw = text if isinstance(text, bytes | bytearray) else None
     if raw is not None:
         try:
@@ -283,14 +288,15 @@ def parse(text: str | bytes, *, trailing_commas: bool = False) -> Any:
 # ---------------------------------------------------------------------------------------------
 # Writing
 
-_ESCAPE_FIX = re.compile(r"\\u00[01][0-9a-f]")
+_ESCAPE_FIX = re.compile(r"\\\\|\\u00[01][0-9a-f]")
+"""json's ``\\u00xx`` escapes, after any escaped backslashes (which stay as they are)."""
 _encode_string = json.encoder.encode_basestring
 
 
 def _string(text: str) -> str:
     out: str = _encode_string(text)
     if "\\u00" in out:
-        out = _ESCAPE_FIX.sub(lambda m: m.group().upper().replace("\\U", "\\u"), out)
+        out = _ESCAPE_FIX.sub(lambda m: m.group()[:4] + m.group()[4:].upper(), out)
     return out
 
 
@@ -368,6 +374,10 @@ def write(value: Any) -> str:
     :class:`~gameserde.errors.EncodeError` for NaN, infinities, integers outside int64 and
     uint64, strings with lone surrogates, non-JSON values, or nesting past
     :data:`MAX_DEPTH`."""
+    if _accel.ENABLED:
+        fast = _accel.write(value, JsonObject)
+        if fast is not None:
+            return fast
     out: list[str] = []
     with recursion_room(4 * MAX_DEPTH + 64):
         _write(value, "", 0, out, "$")
