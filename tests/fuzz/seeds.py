@@ -405,6 +405,24 @@ O3DE_DATA = Path(__file__).resolve().parents[1] / "o3de" / "data"
 """Prefab, material and settings files of our own making (``cli.o3de`` seeds)."""
 
 
+def o3de_imports() -> list[bytes]:
+    """File trees for both ways: imports with patches, JSON Patch files, cycles, bombs."""
+    trees: list[dict[str, object]] = [
+        {"r/top.setreg": {"pre": {"a": 1}, "$import": "os.setreg", "post": [1], "arr": [2]},
+         "r/os.setreg": {"$import": {"filename": "p.setregpatch"}, "arr": [1], "pre": {"b": 2}},
+         "r/p.setregpatch": [{"op": "add", "path": "/x", "value": {"$import": "os.setreg"}}],
+         "r/z.setreg": '{"a": 1,} // comment'},
+        {"m/top.material": {"props": {"$import": {"filename": "base.json",
+                                                  "patch": {"k": None, "z": [1]}}},
+                            "list": [{"$import": "base.json"}]},
+         "m/base.json": {"k": 1, "inner": {"$import": "leaf.json"}},
+         "m/leaf.json": [1, 2, {"deep": True}]},
+        {"b0.setreg": {"l": {"$import": "b1.setreg"}, "r": {"$import": "b1.setreg"}},
+         "b1.setreg": {"l": {"$import": "b0.setreg"}, "$import": "b1.setreg"}},
+    ]
+    return [bytes([flag]) + json.dumps(tree).encode() for tree in trees for flag in (0, 1)]
+
+
 def o3de_load() -> list[bytes]:
     """The vectors' load cases of the fuzz types, a few documents for every type and random
     bytes to spell JSON (byte 0 bit 7)."""
@@ -458,6 +476,7 @@ SEEDS: dict[str, Callable[[], list[bytes]]] = {
     "kingsisle.bind": kingsisle_bind,
     "o3de.parse": o3de_parse,
     "o3de.patch": o3de_patch,
+    "o3de.imports": o3de_imports,
     "o3de.load": o3de_load,
     "o3de.store": lambda: [bytes([seed[0] | 64 * (n % 2)]) + seed[1:]
                            for n, seed in enumerate(o3de_load())],

@@ -845,6 +845,36 @@ def o3de_patch(data: bytes) -> None:
                       f"{str(created.value)[:200]}", f"o3de {kind_name} create/apply differ")
 
 
+def o3de_imports(data: bytes) -> None:
+    """JSON text of ``{file name: file text or JSON value}`` (byte 0: bit 0 the material way,
+    ``resolve_imports`` and ``restore_imports`` of the first file, else the settings way,
+    ``merge_settings`` of every ``.setreg``/``.setregpatch`` file and
+    ``resolve_imports_in_order`` of the first): values or DecodeError only; small limits,
+    so import bombs stop early."""
+    from gameserde import o3de
+
+    if not data:
+        return
+    kind, tree = outcome("o3de.parse", lambda: o3de.parse(data[1:]))
+    if kind != "ok" or not isinstance(tree, dict) or not tree:
+        return
+    texts = {name: v if isinstance(v, str) else o3de.write(v) for name, v in tree.items()}
+    first = next(iter(tree))
+    limits = {"max_depth": 8, "max_size": 20000}
+    if data[0] & 1:
+        directives: list[Any] = []
+        kind, resolved = outcome("o3de.resolve_imports", lambda: o3de.resolve_imports(
+            tree[first], first, texts.get, directives=directives, **limits))
+        if kind == "ok":
+            outcome("o3de.restore_imports", lambda: o3de.restore_imports(
+                resolved, directives, first, texts.get, **limits))
+        return
+    names = [n for n in texts if n.endswith((".setreg", ".setregpatch"))]
+    outcome("o3de.merge_settings", lambda: o3de.merge_settings(names, texts.get, **limits))
+    outcome("o3de.resolve_imports_in_order", lambda: o3de.resolve_imports_in_order(
+        tree[first], first, texts.get, **limits))
+
+
 def _o3de_values(value: Any) -> Iterator[Any]:
     """Every value inside a JSON value."""
     from gameserde import o3de
@@ -1236,6 +1266,7 @@ TARGETS: dict[str, Callable[[bytes], None]] = {
     "kingsisle.bind": kingsisle_bind,
     "o3de.parse": o3de_parse,
     "o3de.patch": o3de_patch,
+    "o3de.imports": o3de_imports,
     "o3de.load": o3de_load,
     "o3de.store": o3de_store,
     "cli": cli,

@@ -27,14 +27,23 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 from gameserde._recursion import recursion_room
 from gameserde.errors import DecodeError
-from gameserde.o3de.patch import LIMIT, _copy, apply_patch
+from gameserde.o3de.patch import (
+    _MISSING,
+    LIMIT,
+    _copy,
+    _get,
+    _pointer,
+    apply_patch,
+    create_patch,
+)
 from gameserde.o3de.text import JsonObject, members, parse
 
-__all__ = ["DEFAULT_MAX_DEPTH", "DEFAULT_MAX_SIZE", "Loader", "resolve_imports"]
+__all__ = ["DEFAULT_MAX_DEPTH", "DEFAULT_MAX_SIZE", "ImportDirective", "Loader",
+           "resolve_imports", "restore_imports"]
 
 Loader = Callable[[str], "str | bytes | None"]
 DEFAULT_MAX_DEPTH = 32
@@ -45,25 +54,80 @@ DEFAULT_MAX_SIZE = 8 << 20
 _DIRECTIVE = "$import"
 
 
+class ImportDirective(NamedTuple):
+    """A directive of the resolved file itself (not of the files it imports), as the
+    engine's importer records it for ``RestoreImports``: the JSON Pointer of the object that
+    held it and the file name as written."""
+
+    pointer: str
+    filename: str
+
+
 def resolve_imports(document: Any, path: str, loader: Loader, *,
                     max_depth: int = DEFAULT_MAX_DEPTH,
-                    max_size: int = DEFAULT_MAX_SIZE) -> Any:
+                    max_size: int = DEFAULT_MAX_SIZE,
+                    directives: list[ImportDirective] | None = None) -> Any:
     """The document (read from ``path``) with its ``$import`` directives resolved, as a new
-    value (the input is not changed). Raises :class:`~gameserde.errors.DecodeError` for a
-    file the loader lacks or that is not valid JSON, an import cycle, a directive that names
-    no file, or more than ``max_depth`` nested imports or ``max_size`` imported
+    value (the input is not changed). ``directives``, when given, receives the file's own
+    directives (for :func:`restore_imports`). Raises :class:`~gameserde.errors.DecodeError`
+    for a file the loader lacks or that is not valid JSON, an import cycle, a directive that
+    names no file, or more than ``max_depth`` nested imports or ``max_size`` imported
     characters."""
-    resolver = _Resolver(loader, max_depth, max_size)
+    resolver = _Resolver(loader, max_depth, max_size, directives)
     with recursion_room(4 * LIMIT + 64):
         return resolver.walk(_copy(document, 0), [path], "", 0)
 
 
+def restore_imports(document: Any, directives: list[ImportDirective], path: str,
+                    loader: Loader, *, max_depth: int = DEFAULT_MAX_DEPTH,
+                    max_size: int = DEFAULT_MAX_SIZE) -> Any:
+    """``JsonImportResolver::RestoreImports``: a copy of the resolved ``document`` with each
+    directive put back where :func:`resolve_imports` found it, in the order found. The
+    object there becomes ``{"$import": filename}``, or ``{"$import": {"filename": ...,
+    "patch": ...}}`` with the JSON Merge Patch from the imported document (its own imports
+    resolved) to the object when the patch is a non-empty object or array. A directive whose
+    place no longer exists is left out (the engine would read through a null pointer).
+    Raises :class:`~gameserde.errors.DecodeError` as :func:`resolve_imports` does."""
+    with recursion_room(4 * LIMIT + 64):
+        box = [_copy(document, 0)]
+        for pointer_text, filename in directives:
+            pointer = _pointer(pointer_text)
+            if pointer is None or _get(box[0], pointer, len(pointer.names)) is _MISSING:
+                continue
+            current = _get(box[0], pointer, len(pointer.names))
+            imported = resolve_imports({_DIRECTIVE: filename}, path, loader,
+                                       max_depth=max_depth, max_size=max_size)
+            patch = create_patch(imported, current, "JsonMergePatch").value
+            restored: dict[str, Any] = {_DIRECTIVE: filename}
+            if isinstance(patch, dict | list) and patch:
+                restored = {_DIRECTIVE: {"filename": filename, "patch": patch}}
+            if not pointer.names:
+                box[0] = restored
+                continue
+            parent = _get(box[0], pointer, len(pointer.names) - 1)
+            if isinstance(parent, list):
+                parent[pointer.indexes[-1]] = restored
+            else:
+                _put(parent, _first_index(parent, pointer.names[-1]), pointer.names[-1],
+                     restored)
+        return box[0]
+
+
+def _first_index(obj: dict[str, Any], name: str) -> int:
+    if isinstance(obj, JsonObject):
+        return next(n for n, (member, _) in enumerate(obj.pairs) if member == name)
+    return 0
+
+
 class _Resolver:
-    def __init__(self, loader: Loader, max_depth: int, max_size: int) -> None:
+    def __init__(self, loader: Loader, max_depth: int, max_size: int,
+                 directives: list[ImportDirective] | None) -> None:
         self.loader = loader
         self.max_depth = max_depth
         self.budget = max_size
         self.texts: dict[str, str | bytes] = {}
+        self.directives = directives
+        self.seen: set[ImportDirective] = set()
 
     def fail(self, message: str, pointer: str, chain: list[str]) -> DecodeError:
         where = f" (in {chain[-1]!r} at {pointer or '/'})"
@@ -86,11 +150,22 @@ class _Resolver:
             child = f"{pointer}/{name.replace('~', '~0').replace('/', '~1')}"
             if _DIRECTIVE.startswith(name):
                 current = self.load(member, chain, child, depth)
+                self.record(pointer, member, chain)
             elif isinstance(member, dict | list):
                 resolved = self.walk(member, chain, child, depth + 1)
                 if current is value:
                     _put(value, n, name, resolved)
         return current
+
+    def record(self, pointer: str, directive: Any, chain: list[str]) -> None:
+        """``AddImportDirective`` for the directives of the top file."""
+        if self.directives is None or len(chain) != 1:
+            return
+        name = directive.get("filename") if isinstance(directive, dict) else directive
+        found = ImportDirective(pointer, str(name))
+        if found not in self.seen:
+            self.seen.add(found)
+            self.directives.append(found)
 
     def load(self, directive: Any, chain: list[str], pointer: str, depth: int) -> Any:
         """One directive: the imported document with its own imports and the patch."""

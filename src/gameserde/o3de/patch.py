@@ -20,12 +20,15 @@ parsed JSON values (see :mod:`gameserde.o3de.text` for the values).
   the target's order (``add`` or a recursive diff), then ``remove`` for members the target
   lacks; arrays element by element, then ``add`` at the tail or ``remove`` from the end
   backwards; anything else unequal ``replace``. Merge patch: an object target gives an
-  object with every changed member (an unchanged nested object appears as ``{}``) and
-  ``null`` for removed ones; a ``null`` in the target cannot be written (Unsupported).
+  object with every changed member (an unchanged nested object is left out, an empty one
+  added as ``{}`` where the source had no object) and ``null`` for removed ones; a ``null``
+  in the target cannot be written (Unsupported).
 
 Results are :class:`~gameserde.o3de.result.Result` values (task Merge or CreatePatch),
 combined with the engine's rules (the larger code wins; Success with DefaultsUsed gives
-PartialDefaults).
+PartialDefaults). Every report the engine makes (successes too) goes through the optional
+``reporter``, whose code is used from there on, as ``JsonApplyPatchSettings::m_reporting``
+and ``JsonCreatePatchSettings::m_reporting`` are.
 """
 
 from __future__ import annotations
@@ -35,10 +38,11 @@ from typing import Any, NamedTuple
 
 from gameserde._recursion import recursion_room
 from gameserde.errors import DecodeError
-from gameserde.o3de.result import Issue, Outcomes, Result, ResultCode, Tasks
+from gameserde.o3de.result import Issue, Outcomes, Reporter, Result, ResultCode, Tasks
 from gameserde.o3de.text import MAX_DEPTH, JsonObject, members
 
-__all__ = ["PatchResult", "apply_patch", "compare", "create_patch", "json_equal"]
+__all__ = ["PatchResult", "Reports", "apply_patch", "compare", "create_patch", "json_equal",
+           "patch_in_place"]
 
 LIMIT = 2 * MAX_DEPTH + 8
 """Values nest at most this deep here (a patch may put a document inside another)."""
@@ -58,34 +62,6 @@ class PatchResult(NamedTuple):
 
     value: Any
     result: Result
-
-
-class _Halt(Exception):
-    """An operation failed: the engine reports ``outcome`` and stops."""
-
-    def __init__(self, outcome: int, message: str, path: str = "") -> None:
-        super().__init__(message)
-        self.outcome = outcome
-        self.message = message
-        self.path = path
-
-
-def _combine(a: int, b: int) -> int:
-    """Combine two outcomes of one task as ``ResultCode::Combine`` does (the larger wins;
-    Success with DefaultsUsed gives PartialDefaults, with Skipped PartialSkip)."""
-    pair = {a, b}
-    if pair == {1, 4}:
-        return 5
-    if pair == {1, 2}:
-        return 3
-    return max(a, b)
-
-
-def _result(value: Any, task: Tasks, outcome: int, halt: _Halt | None = None) -> PatchResult:
-    code = ResultCode.of(task, Outcomes(outcome)) if outcome else ResultCode.task_only(task)
-    issues = [Issue(halt.path, code, halt.message)] if halt is not None else []
-    return PatchResult(value, Result(code, issues))
-
 
 def _bad(what: str) -> DecodeError:
     return DecodeError(what, format="o3de")
@@ -372,170 +348,314 @@ def _erase_first(obj: dict[str, Any], name: str) -> bool:
 
 
 # ---------------------------------------------------------------------------------------------
-# JSON Patch
+# Reports
 
-def apply_patch(target: Any, patch: Any, kind: str = "JsonPatch") -> PatchResult:
-    """``JsonSerialization::ApplyPatch(output, source, patch, approach)``: the patched copy
-    of ``target`` with the outcome and processing. Raises
-    :class:`~gameserde.errors.DecodeError` only for values that are not JSON, nest past
-    :data:`LIMIT`, or ``copy`` operations that would add more than
-    :data:`COPY_ALLOWANCE` values beyond twice the size of the inputs."""
+class Reports:
+    """Where a patch operation reports: the user's reporter (which may change each code) and
+    the issues kept (every report whose outcome is not Success, DefaultsUsed or
+    PartialDefaults, as :class:`~gameserde.o3de.result.Result` keeps them)."""
+
+    __slots__ = ("issues", "reporter")
+
+    def __init__(self, reporter: Reporter | None) -> None:
+        self.reporter = reporter
+        self.issues: list[Issue] = []
+
+    def __call__(self, message: str, task: Tasks, outcome: Outcomes, path: str) -> ResultCode:
+        """``settings.m_reporting(message, ResultCode(task, outcome), path)``."""
+        return self.code(message, ResultCode.of(task, outcome), path)
+
+    def code(self, message: str, code: ResultCode, path: str) -> ResultCode:
+        """Report a given code; the code the reporter returns."""
+        if self.reporter is not None:
+            code = self.reporter(message, code, path)
+            if not isinstance(code, ResultCode):
+                raise TypeError("a reporter must return a ResultCode")
+        if code.packed >> 16 not in _FINE:
+            self.issues.append(Issue(path, code, message))
+        return code
+
+    def result(self, code: ResultCode) -> Result:
+        """The :class:`Result` of the whole operation."""
+        return Result(code, self.issues)
+
+
+_FINE = frozenset((0, int(Outcomes.Success), int(Outcomes.DefaultsUsed),
+                   int(Outcomes.PartialDefaults)))
+
+
+def _check_kind(kind: str) -> None:
     if kind not in _KINDS:
         raise _bad(f"the patch kind {kind!r} is neither 'JsonPatch' nor 'JsonMergePatch'.")
+
+
+# ---------------------------------------------------------------------------------------------
+# Applying
+
+def apply_patch(target: Any, patch: Any, kind: str = "JsonPatch", *,
+                reporter: Reporter | None = None) -> PatchResult:
+    """``JsonSerialization::ApplyPatch(output, source, patch, approach)``: the patched copy
+    of ``target`` with the engine's result. ``reporter(message, code, path) -> code`` sees
+    every report (successes too) and may return another code, which is used from there on
+    (a halting code stops a JSON Patch; the engine's tests turn Halted into PartialSkip to
+    go on past a failing operation). Raises :class:`~gameserde.errors.DecodeError` only for
+    values that are not JSON, nest past :data:`LIMIT`, or ``copy`` operations that would
+    add more than :data:`COPY_ALLOWANCE` values beyond twice the size of the inputs."""
+    _check_kind(kind)
+    reports = Reports(reporter)
     with recursion_room(3 * LIMIT + 32):
-        document = _copy(target, 0)
-        if kind == "JsonMergePatch":
-            return _result(_merge(document, patch, 0), Tasks.Merge, 1)
-        try:
-            document = _json_patch(document, patch)
-        except _Halt as halt:
-            return _result({}, Tasks.Merge, halt.outcome, halt)
-    return _result(document, Tasks.Merge, 1)
+        document, code = patch_in_place(_copy(target, 0), patch, kind, reports)
+    return PatchResult({} if code.halted else document, reports.result(code))
 
 
-def _field(entry: Mapping[str, Any], name: str) -> Any:
-    value = entry.get(name, _MISSING)
-    if value is _MISSING:
-        raise _Halt(10, f'The required field "{name}" is missing.', f"/{name}")
-    return value
+def patch_in_place(document: Any, patch: Any, kind: str, reports: Reports
+                   ) -> tuple[Any, ResultCode]:
+    """``JsonSerialization::ApplyPatch(target, patch, approach)`` on ``document`` itself:
+    (the document, changed in place where it could be, and the code). A JSON Patch that
+    stops halfway leaves what the operations before the failing one did."""
+    if kind == "JsonMergePatch":
+        return _merge(document, patch, "", 0, reports)
+    box = [document]
+    code = _json_patch(box, patch, reports)
+    return box[0], code
 
 
-def _pointer_field(entry: Mapping[str, Any], name: str) -> _Pointer:
-    text = _field(entry, name)
+def _json_patch(box: list[Any], patch: Any, reports: Reports) -> ResultCode:
+    """``JsonMerger::ApplyPatch``: ``box[0]`` is the document."""
+    if not isinstance(patch, list):
+        return reports("JSON Patch only supports arrays at the root.", Tasks.Merge,
+                       Outcomes.TypeMismatch, "")
+    unbounded = 1 << 62
+    allowance = [2 * (_count(box[0], unbounded) + _count(patch, unbounded)) + COPY_ALLOWANCE]
+    result = ResultCode.task_only(Tasks.Merge)
+    for n, entry in enumerate(patch):
+        element = f"/{n}"
+        if not isinstance(entry, Mapping):
+            return reports("Entry in JSON Patch is not an object.", Tasks.Merge,
+                           Outcomes.TypeMismatch, element)
+        op = entry.get("op", _MISSING)
+        if op is _MISSING:
+            return reports('The required field "op" is missing in entry of JSON Patch.',
+                           Tasks.Merge, Outcomes.Missing, element + "/op")
+        if not isinstance(op, str):
+            return reports('The value for "op" is not a string.', Tasks.Merge,
+                           Outcomes.TypeMismatch, element + "/op")
+        path = _pointer_field(entry, "path", element, reports)
+        if isinstance(path, ResultCode):
+            return path
+        operation = _OPERATIONS.get(op)
+        if operation is None:
+            return reports(f'Unknown operation "{op[:64]}".', Tasks.Merge, Outcomes.Unknown,
+                           element)
+        result = result.combine(operation(box, entry, path, element, reports, allowance))
+        if result.halted:
+            return result
+    return result.combine(ResultCode.of(Tasks.Merge, Outcomes.Success))
+
+
+def _pointer_field(entry: Mapping[str, Any], name: str, element: str, reports: Reports
+                   ) -> _Pointer | ResultCode:
+    """The entry's ``path`` or ``from`` pointer, or the code reported for it."""
+    where = f"{element}/{name}"
+    text = entry.get(name, _MISSING)
+    if text is _MISSING:
+        return reports(f'The required field "{name}" is missing in entry of JSON Patch.',
+                       Tasks.Merge, Outcomes.Missing, where)
     if not isinstance(text, str):
-        raise _Halt(8, f'The value for "{name}" is not a string.', f"/{name}")
+        return reports(f'The value for "{name}" is not a string.', Tasks.Merge,
+                       Outcomes.TypeMismatch, where)
     pointer = _pointer(text)
     if pointer is None:
-        raise _Halt(11, f'The value for "{name}" is not a valid JSON Pointer.', f"/{name}")
+        return reports(f'The value for "{name}" is not a valid JSON Pointer.', Tasks.Merge,
+                       Outcomes.Invalid, where)
     return pointer
 
 
-def _json_patch(document: Any, patch: Any) -> Any:
-    if not isinstance(patch, list):
-        raise _Halt(8, "JSON Patch only supports arrays at the root.")
-    unbounded = 1 << 62
-    allowance = 2 * (_count(document, unbounded) + _count(patch, unbounded)) + COPY_ALLOWANCE
-    for n, entry in enumerate(patch):
-        try:
-            document, allowance = _operation(document, entry, allowance)
-        except _Halt as halt:
-            halt.path = f"/{n}{halt.path}"
-            raise
-    return document
+def _text(pointer: _Pointer) -> str:
+    """``Pointer::Stringify``."""
+    return "".join("/" + _escape(name) for name in pointer.names)
 
 
-def _operation(document: Any, entry: Any, allowance: int) -> tuple[Any, int]:
-    """One entry of a JSON Patch: (the document, the copy allowance left)."""
-    if not isinstance(entry, Mapping):
-        raise _Halt(8, "Entry in JSON Patch is not an object.")
-    op = _field(entry, "op")
-    if not isinstance(op, str):
-        raise _Halt(8, 'The value for "op" is not a string.')
-    path = _pointer_field(entry, "path")
-    if op == "add":
-        document = _add(document, path, _copy(_field(entry, "value"), len(path.names)))
-    elif op == "remove":
-        _remove(document, path)
-    elif op == "replace":
-        value = _field(entry, "value")
-        document = _replace(document, path, _copy(value, len(path.names)))
-    elif op in ("move", "copy"):
-        source = _pointer_field(entry, "from")
-        found = _get(document, source, len(source.names))
-        if found is _MISSING:
-            raise _Halt(11, 'The path specified in "from" doesn\'t exist.')
-        if op == "move":
-            document = _take(document, source)
-            _remove(document, source)
-        else:
-            allowance -= _count(found, allowance)
-            if allowance < 0:
-                raise _bad("the patch's copy operations would build a document larger "
-                           "than the copy allowance.")
-            found = _copy(found, 0)
-        document = _add(document, path, found)
-    elif op == "test":
-        value = _field(entry, "value")
-        current = _get(document, path, len(path.names))
-        if current is _MISSING:
-            raise _Halt(11, 'The path specified in "path" for the "test" operation '
-                            "doesn't exist.")
-        if _compare(current, value, 0) != 0:
-            raise _Halt(9, 'The values for the "test" operation are not equal.')
-    else:
-        raise _Halt(12, f'Unknown operation "{op[:64]}".')
-    return document, allowance
+def _value(entry: Mapping[str, Any], op: str, element: str, reports: Reports,
+           depth: int) -> Any:
+    value = entry.get("value", _MISSING)
+    if value is _MISSING:
+        return reports(f'The required field "value" for "{op}" operation is missing.',
+                       Tasks.Merge, Outcomes.Missing, element + "/value")
+    return _copy(value, depth)
 
 
-def _take(document: Any, source: _Pointer) -> Any:
-    """Leave ``null`` where ``source`` points (rapidjson moves the value out)."""
-    if not source.names:
-        return None
-    return _replace(document, source, None)
-
-
-def _parent(document: Any, path: _Pointer, op: str) -> Any:
-    parent = _get(document, path, len(path.names) - 1)
-    if parent is _MISSING:
-        raise _Halt(11, f'The target path for "{op}" operation does not exist.')
-    if not isinstance(parent, dict | list):
-        raise _Halt(8, f'The target for "{op}" operation is not an object or array.')
-    return parent
-
-
-def _add(document: Any, path: _Pointer, value: Any) -> Any:
-    if not path.names:
+def _op_add(box: list[Any], entry: Mapping[str, Any], path: _Pointer, element: str,
+            reports: Reports, allowance: list[int]) -> ResultCode:
+    value = _value(entry, "add", element, reports, len(path.names))
+    if isinstance(value, ResultCode):
         return value
+    return _add_value(box, path, value, element, reports)
+
+
+def _add_value(box: list[Any], path: _Pointer, value: Any, element: str,
+               reports: Reports) -> ResultCode:
+    """``ApplyPatch_AddValue``."""
+    if not path.names:
+        box[0] = value
+        return reports('Successfully applied "add" operation.', Tasks.Merge, Outcomes.Success,
+                       "")
     _check_depth(len(path.names))
-    parent = _parent(document, path, "add")
+    parent = _get(box[0], path, len(path.names) - 1)
+    if parent is _MISSING:
+        return reports('The target path for "add" operation does not exist.', Tasks.Merge,
+                       Outcomes.Invalid, element)
     name, index = path.names[-1], path.indexes[-1]
     if isinstance(parent, dict):
         _set_first(parent, name, value)
-    elif index == _INVALID_INDEX:
-        if name != "-":
-            raise _Halt(11, 'The target path for "add" operation is not an index value.')
-        parent.append(value)
-    elif index <= len(parent):
-        parent.insert(index, value)
+    elif isinstance(parent, list):
+        if index == _INVALID_INDEX:
+            if name != "-":
+                return reports('The target path for "add" operation is not an index value.',
+                               Tasks.Merge, Outcomes.Invalid, element)
+            parent.append(value)
+        elif index <= len(parent):
+            parent.insert(index, value)
+        else:
+            return reports('The target path for "add" operation is not a valid index.',
+                           Tasks.Merge, Outcomes.Invalid, element)
     else:
-        raise _Halt(11, 'The target path for "add" operation is not a valid index.')
-    return document
+        return reports('The target for "add" operation is not an object or array.',
+                       Tasks.Merge, Outcomes.TypeMismatch, element)
+    return reports('Successfully applied "add" operation.', Tasks.Merge, Outcomes.Success,
+                   _text(path))
 
 
-def _remove(document: Any, path: _Pointer) -> None:
+def _op_remove(box: list[Any], entry: Mapping[str, Any], path: _Pointer, element: str,
+               reports: Reports, allowance: list[int]) -> ResultCode:
     if not path.names:
-        raise _Halt(11, 'The target path for "remove" operation can\'t point at the root.')
-    parent = _parent(document, path, "remove")
+        return reports('The target path for "remove" operation can\'t point at the root.',
+                       Tasks.Merge, Outcomes.Invalid, element)
+    parent = _get(box[0], path, len(path.names) - 1)
+    if parent is _MISSING:
+        return reports('The target path for "remove" operation does not exist.', Tasks.Merge,
+                       Outcomes.Invalid, element)
     name, index = path.names[-1], path.indexes[-1]
     if isinstance(parent, dict):
         if not _erase_first(parent, name):
-            raise _Halt(11, 'The "remove" operation failed to remove member from object.')
-    elif index != _INVALID_INDEX and index < len(parent):
+            return reports(f'The "remove" operation failed to remove member \'{name[:64]}\' '
+                           f"from object at path '{_text(path)[:256]}'.", Tasks.Merge,
+                           Outcomes.Invalid, element)
+    elif isinstance(parent, list):
+        if index == _INVALID_INDEX or index >= len(parent):
+            return reports('The target path for "remove" operation has an invalid index.',
+                           Tasks.Merge, Outcomes.Invalid, element)
         del parent[index]
     else:
-        raise _Halt(11, 'The target path for "remove" operation has an invalid index.')
+        return reports('The target for "remove" operation is not an object or array.',
+                       Tasks.Merge, Outcomes.TypeMismatch, element)
+    return reports('Successfully applied "remove" operation.', Tasks.Merge, Outcomes.Success,
+                   _text(path))
 
 
-def _replace(document: Any, path: _Pointer, value: Any) -> Any:
-    if _get(document, path, len(path.names)) is _MISSING:
-        raise _Halt(11, 'The target for "replace" operation doesn\'t exist.')
-    if not path.names:
+def _op_replace(box: list[Any], entry: Mapping[str, Any], path: _Pointer, element: str,
+                reports: Reports, allowance: list[int]) -> ResultCode:
+    value = _value(entry, "replace", element, reports, len(path.names))
+    if isinstance(value, ResultCode):
         return value
-    parent = _get(document, path, len(path.names) - 1)
+    if _get(box[0], path, len(path.names)) is _MISSING:
+        return reports('The target for "replace" operation doesn\'t exist.', Tasks.Merge,
+                       Outcomes.Invalid, element)
+    _put(box, path, value)
+    return reports('Successfully applied "replace" operation.', Tasks.Merge, Outcomes.Success,
+                   _text(path))
+
+
+def _put(box: list[Any], path: _Pointer, value: Any) -> None:
+    """Overwrite the value ``path`` points at (it exists)."""
+    if not path.names:
+        box[0] = value
+        return
+    parent = _get(box[0], path, len(path.names) - 1)
     if isinstance(parent, dict):
         _set_first(parent, path.names[-1], value)
     else:
         parent[path.indexes[-1]] = value
-    return document
+
+
+def _from(box: list[Any], entry: Mapping[str, Any], element: str, reports: Reports
+          ) -> tuple[_Pointer, Any] | ResultCode:
+    """``ApplyPatch_GetFromValue``: the ``from`` pointer and its value, or the code."""
+    source = _pointer_field(entry, "from", element, reports)
+    if isinstance(source, ResultCode):
+        return source
+    found = _get(box[0], source, len(source.names))
+    if found is _MISSING:
+        return reports('The path specified in "from" doesn\'t exist.', Tasks.Merge,
+                       Outcomes.Invalid, element + "/from")
+    return source, found
+
+
+def _op_move(box: list[Any], entry: Mapping[str, Any], path: _Pointer, element: str,
+             reports: Reports, allowance: list[int]) -> ResultCode:
+    found = _from(box, entry, element, reports)
+    if isinstance(found, ResultCode):
+        return found
+    source, moved = found
+    _put(box, source, None)  # rapidjson moves the value out, leaving null
+    result = ResultCode.of(Tasks.Merge, Outcomes.Success)
+    result = result.combine(_op_remove(box, entry, source, element, reports, allowance))
+    return result.combine(_add_value(box, path, moved, element, reports))
+
+
+def _op_copy(box: list[Any], entry: Mapping[str, Any], path: _Pointer, element: str,
+             reports: Reports, allowance: list[int]) -> ResultCode:
+    found = _from(box, entry, element, reports)
+    if isinstance(found, ResultCode):
+        return found
+    allowance[0] -= _count(found[1], allowance[0])
+    if allowance[0] < 0:
+        raise _bad("the patch's copy operations would build a document larger than the copy "
+                   "allowance.")
+    result = ResultCode.of(Tasks.Merge, Outcomes.Success)
+    return result.combine(_add_value(box, path, _copy(found[1], 0), element, reports))
+
+
+def _op_test(box: list[Any], entry: Mapping[str, Any], path: _Pointer, element: str,
+             reports: Reports, allowance: list[int]) -> ResultCode:
+    value = entry.get("value", _MISSING)
+    if value is _MISSING:
+        return reports('The required field "value" for "test" operation is missing.',
+                       Tasks.Merge, Outcomes.Missing, element + "/value")
+    current = _get(box[0], path, len(path.names))
+    if current is _MISSING:
+        return reports('The path specified in "path" for the "test" operation doesn\'t '
+                       "exist.", Tasks.Merge, Outcomes.Invalid, element + "/path")
+    if _compare(current, value, 0) != 0:
+        return reports('The values for the "test" operation are not equal.', Tasks.Merge,
+                       Outcomes.TestFailed, element)
+    return reports('Successfully applied "test" operation.', Tasks.Merge, Outcomes.Success,
+                   element)
+
+
+_OPERATIONS = {"add": _op_add, "remove": _op_remove, "replace": _op_replace,
+               "move": _op_move, "copy": _op_copy, "test": _op_test}
 
 
 # ---------------------------------------------------------------------------------------------
 # JSON Merge Patch
 
-def _merge(target: Any, patch: Any, depth: int) -> Any:
-    if not isinstance(patch, Mapping):
-        return _copy(patch, depth)
+def _merge(target: Any, patch: Any, element: str, depth: int, reports: Reports
+           ) -> tuple[Any, ResultCode]:
+    """``ApplyMergePatchInternal``: (the merged value, the code)."""
+    if isinstance(patch, Mapping):
+        target, result = _merge_object(target, patch, element, depth, reports)
+    else:
+        target, result = _copy(patch, depth), ResultCode.task_only(Tasks.Merge)
+    return target, result.combine(reports(
+        "Successfully applied patch to target using JSON Merge Patch.", Tasks.Merge,
+        Outcomes.Success, element))
+
+
+def _merge_object(target: Any, patch: Mapping[str, Any], element: str, depth: int,
+                  reports: Reports) -> tuple[Any, ResultCode]:
     _check_depth(depth + 1)
+    result = ResultCode.task_only(Tasks.Merge)
     entries: list[list[Any]] = []
     first: dict[str, int] = {}
     count: dict[str, int] = {}
@@ -545,21 +665,39 @@ def _merge(target: Any, patch: Any, depth: int) -> Any:
             count[name] = count.get(name, 0) + 1
             entries.append([name, value])
     for name, change in members(patch):
-        _key(name)
+        child = f"{element}/{_escape(_key(name))}"
         at = first.get(name)
-        if change is None:
+        if isinstance(change, Mapping):
+            merged, code = _merge(entries[at][1] if at is not None else None, change, child,
+                                  depth + 1, reports)
+            result = result.combine(code)
+            if at is not None:
+                entries[at][1] = merged
+                continue
+            first[name] = len(entries)
+            count[name] = 1
+            entries.append([name, merged])
+        elif change is None:
             if at is not None:
                 _remove_swap(entries, first, count, at)
+                result = result.combine(reports(
+                    f'Successfully removed member from "{child[:256]}" using JSON Merge Patch',
+                    Tasks.Merge, Outcomes.Success, child))
         elif at is not None:
-            entries[at][1] = _merge(entries[at][1], change, depth + 1)
+            entries[at][1] = _copy(change, depth + 1)
+            result = result.combine(reports(
+                f'Successfully updated JSON field "{child[:256]}" using JSON Merge Patch',
+                Tasks.Merge, Outcomes.Success, child))
         else:
             first[name] = len(entries)
             count[name] = 1
-            entries.append([name, _merge(None, change, depth + 1)])
+            entries.append([name, _copy(change, depth + 1)])
+            result = result.combine(reports(
+                f'Successfully added JSON field "{child[:256]}" using JSON Merge Patch',
+                Tasks.Merge, Outcomes.Success, child))
     pairs = [(name, value) for name, value in entries]
-    if any(n > 1 for n in count.values()):
-        return JsonObject(pairs)
-    return dict(pairs)
+    merged_object = JsonObject(pairs) if any(n > 1 for n in count.values()) else dict(pairs)
+    return merged_object, result
 
 
 def _remove_swap(entries: list[list[Any]], first: dict[str, int], count: dict[str, int],
@@ -587,83 +725,120 @@ def _escape(name: str) -> str:
     return name.replace("~", "~0").replace("/", "~1")
 
 
-def create_patch(source: Any, target: Any, kind: str = "JsonPatch") -> PatchResult:
+def create_patch(source: Any, target: Any, kind: str = "JsonPatch", *,
+                 reporter: Reporter | None = None) -> PatchResult:
     """``JsonSerialization::CreatePatch(patch, source, target, approach)``: the patch that
-    turns ``source`` into ``target``, with the outcome (Success; DefaultsUsed when nothing
-    differs; PartialDefaults for a mix; Unsupported when a merge patch would need a
-    ``null``, and then ``value`` is ``None``)."""
-    if kind not in _KINDS:
-        raise _bad(f"the patch kind {kind!r} is neither 'JsonPatch' nor 'JsonMergePatch'.")
+    turns ``source`` into ``target``, with the engine's result (Success; DefaultsUsed when
+    nothing differs; PartialDefaults for a mix; Unsupported when a merge patch would need a
+    ``null``, and then ``value`` is ``None``, as it is for a merge patch between equal values
+    that are not objects). ``reporter`` as for :func:`apply_patch`."""
+    _check_kind(kind)
+    reports = Reports(reporter)
     with recursion_room(3 * LIMIT + 32):
         if kind == "JsonPatch":
             ops: list[dict[str, Any]] = []
-            outcome = _diff(source, target, "", ops, 0)
-            return _result(ops, Tasks.CreatePatch, outcome)
-        try:
-            value, outcome = _merge_diff(source, target, 0)
-        except _Halt as halt:
-            return _result(None, Tasks.CreatePatch, halt.outcome, halt)
-    return _result(value if outcome != 4 else None, Tasks.CreatePatch, outcome)
+            code = _diff(source, target, "", ops, 0, reports)
+            return PatchResult(ops, reports.result(code))
+        value, code = _merge_diff(source, target, "", 0, reports)
+    return PatchResult(None if value is _MISSING else value, reports.result(code))
 
 
-def _diff(source: Any, target: Any, path: str, ops: list[dict[str, Any]], depth: int) -> int:
+def _diff(source: Any, target: Any, path: str, ops: list[dict[str, Any]], depth: int,
+          reports: Reports) -> ResultCode:
+    """``CreatePatchInternal``."""
     if isinstance(source, Mapping) and isinstance(target, Mapping):
         _check_depth(depth + 1)
-        outcome = 0
+        result = ResultCode.task_only(Tasks.CreatePatch)
         for name, value in members(target):
             child = f"{path}/{_escape(name)}"
             old = source.get(name, _MISSING)
             if old is _MISSING:
                 ops.append({"op": "add", "path": child, "value": _copy(value, depth)})
-                outcome = _combine(outcome, 1)
+                result = result.combine(reports(
+                    "Successfully completed add operation for new member value in JSON Patch.",
+                    Tasks.CreatePatch, Outcomes.Success, child))
             else:
-                outcome = _combine(outcome, _diff(old, value, child, ops, depth + 1))
+                result = result.combine(_diff(old, value, child, ops, depth + 1, reports))
+                if result.halted:
+                    return result
         for name, _ in members(source):
             if name not in target:
-                ops.append({"op": "remove", "path": f"{path}/{_escape(name)}"})
-                outcome = _combine(outcome, 1)
-        return outcome
+                child = f"{path}/{_escape(name)}"
+                ops.append({"op": "remove", "path": child})
+                result = result.combine(reports("Removed member from object in JSON Patch.",
+                                                Tasks.CreatePatch, Outcomes.Success, child))
+        return result
     if isinstance(source, list) and isinstance(target, list):
         _check_depth(depth + 1)
-        outcome = 0
+        result = ResultCode.task_only(Tasks.CreatePatch)
         common = min(len(source), len(target))
         for n in range(common):
-            outcome = _combine(outcome, _diff(source[n], target[n], f"{path}/{n}", ops,
-                                              depth + 1))
+            result = result.combine(_diff(source[n], target[n], f"{path}/{n}", ops, depth + 1,
+                                          reports))
+            if result.halted:
+                return result
         for n in range(common, len(target)):
             ops.append({"op": "add", "path": f"{path}/{n}", "value": _copy(target[n], depth)})
-            outcome = _combine(outcome, 1)
+            result = result.combine(reports("Added entry to array in JSON Patch.",
+                                            Tasks.CreatePatch, Outcomes.Success,
+                                            f"{path}/{n}"))
         for n in range(len(source) - 1, common - 1, -1):
             ops.append({"op": "remove", "path": f"{path}/{n}"})
-            outcome = _combine(outcome, 1)
-        return outcome
+            result = result.combine(reports("Removed member from array in JSON Patch.",
+                                            Tasks.CreatePatch, Outcomes.Success,
+                                            f"{path}/{n}"))
+        return result
     if _equal(source, target, depth):
-        return 4
+        return reports("Values are identical so no operation was not added to JSON Patch.",
+                       Tasks.CreatePatch, Outcomes.DefaultsUsed, path)
     ops.append({"op": "replace", "path": path, "value": _copy(target, depth)})
-    return 1
+    return reports("Successfully completed replace operation for value to JSON Patch.",
+                   Tasks.CreatePatch, Outcomes.Success, path)
 
 
-def _merge_diff(source: Any, target: Any, depth: int) -> tuple[Any, int]:
-    """(the merge patch, outcome); raises ``_Halt`` for a ``null`` it cannot write."""
-    if isinstance(target, Mapping):
-        _check_depth(depth + 1)
-        pairs: list[tuple[str, Any]] = []
-        base = source if isinstance(source, Mapping) else None
-        for name, value in members(target):
-            if base is None and value is None:
-                raise _Halt(7, "JSON Merge Patch can't be used to write nulls.")
-            old = base.get(name) if base is not None else None
-            patch, outcome = _merge_diff(old, value, depth + 1)
-            if outcome == 1:
-                pairs.append((name, patch))
-        if base is not None:
-            for name, _ in members(base):
-                if name not in target:
-                    pairs.append((name, None))
-        names = [name for name, _ in pairs]
-        return (JsonObject(pairs) if len(set(names)) != len(names) else dict(pairs)), 1
-    if _equal(source, target, depth):
-        return None, 4
-    if target is None:
-        raise _Halt(7, "JSON Merge Patch can't be used to write nulls.")
-    return _copy(target, depth), 1
+def _merge_diff(source: Any, target: Any, path: str, depth: int, reports: Reports
+                ) -> tuple[Any, ResultCode]:
+    """``CreateMergePatchInternal``: (the patch, or ``_MISSING`` where the engine leaves it
+    unwritten, and the code)."""
+    if not isinstance(target, Mapping):
+        if _equal(source, target, depth):
+            return _MISSING, reports(
+                "Values are identical so value was not added to JSON Merge Patch.",
+                Tasks.CreatePatch, Outcomes.DefaultsUsed, path)
+        if target is None:
+            return _MISSING, reports("JSON Merge Patch can't be used to write nulls.",
+                                     Tasks.CreatePatch, Outcomes.Unsupported, path)
+        return _copy(target, depth), reports("Value successfully added to JSON Merge Patch.",
+                                             Tasks.CreatePatch, Outcomes.Success, path)
+    _check_depth(depth + 1)
+    result = ResultCode.task_only(Tasks.CreatePatch)
+    pairs: list[tuple[str, Any]] = []
+    base = source if isinstance(source, Mapping) else None
+    for name, value in members(target):
+        child = f"{path}/{_escape(name)}"
+        if base is None and value is None:
+            return _MISSING, reports("JSON Merge Patch can't be used to write nulls.",
+                                     Tasks.CreatePatch, Outcomes.Unsupported, child)
+        patch, code = _merge_diff(base.get(name) if base is not None else None, value, child,
+                                  depth + 1, reports)
+        if code.outcome in (Outcomes.Success, Outcomes.PartialDefaults) and code.has_done_work:
+            pairs.append((name, patch))
+            result = result.combine(reports.code(
+                "Added new member to object in JSON Merge Patch.", code, child))
+        elif not code.completed:
+            return _MISSING, code
+        else:
+            result = result.combine(code)
+    if base is not None:
+        for name, _ in members(base):
+            if name not in target:
+                child = f"{path}/{_escape(name)}"
+                pairs.append((name, None))
+                result = result.combine(reports(
+                    "Removed member from object in JSON Merge Patch.", Tasks.CreatePatch,
+                    Outcomes.Success, child))
+    elif next(iter(members(target)), None) is None:
+        result = result.combine(reports("Added empty object to JSON Merge Patch.",
+                                        Tasks.CreatePatch, Outcomes.Success, path))
+    names = [name for name, _ in pairs]
+    return (JsonObject(pairs) if len(set(names)) != len(names) else dict(pairs)), result
