@@ -406,21 +406,39 @@ O3DE_DATA = Path(__file__).resolve().parents[1] / "o3de" / "data"
 
 
 def o3de_imports() -> list[bytes]:
-    """File trees for both ways: imports with patches, JSON Patch files, cycles, bombs."""
-    trees: list[dict[str, object]] = [
-        {"r/top.setreg": {"pre": {"a": 1}, "$import": "os.setreg", "post": [1], "arr": [2]},
-         "r/os.setreg": {"$import": {"filename": "p.setregpatch"}, "arr": [1], "pre": {"b": 2}},
-         "r/p.setregpatch": [{"op": "add", "path": "/x", "value": {"$import": "os.setreg"}}],
-         "r/z.setreg": '{"a": 1,} // comment'},
-        {"m/top.material": {"props": {"$import": {"filename": "base.json",
-                                                  "patch": {"k": None, "z": [1]}}},
-                            "list": [{"$import": "base.json"}]},
-         "m/base.json": {"k": 1, "inner": {"$import": "leaf.json"}},
-         "m/leaf.json": [1, 2, {"deep": True}]},
-        {"b0.setreg": {"l": {"$import": "b1.setreg"}, "r": {"$import": "b1.setreg"}},
-         "b1.setreg": {"l": {"$import": "b0.setreg"}, "$import": "b1.setreg"}},
+    """File trees (``top.setreg``, ``a.setreg``, ``b.setregpatch``, ``sub/c.json``,
+    ``d.jsonpatch``, ``sub/e.setreg``, NUL-separated) for both ways: imports with patches,
+    JSON Patch files, cycles, bombs, text the registry's parser ignores."""
+    trees: list[list[object]] = [
+        [{"pre": {"a": 1}, "$import": "a.setreg", "post": [1], "arr": [2]},
+         {"$import": {"filename": "b.setregpatch"}, "arr": [1], "pre": {"b": 2}},
+         [{"op": "add", "path": "/x", "value": {"$import": "sub/c.json"}},
+          {"op": "remove", "path": "/nope"}],
+         {"k": 1, "inner": {"$import": "../d.jsonpatch"}, "e": {"$import": "e.setreg"}},
+         [{"op": "add", "path": "/list", "value": [1]}],
+         '{"z": 1,} // trailing comma and text after the root} ]'],
+        [{"props": {"$import": {"filename": "sub/c.json", "patch": {"k": None, "z": [1]}}},
+          "list": [{"$import": "sub/c.json"}, {"$imp": "a.setreg"}]},
+         {"x": {"$import": "top.setreg"}}, [], {"$import": "e.setreg", "k": 2}, [],
+         {"$import": "../a.setreg"}],
+        [{"l": {"$import": "a.setreg"}, "r": {"$import": "a.setreg"}, "$import": "a.setreg"},
+         {"l": {"$import": "sub/e.setreg"}, "r": {"$import": "sub/e.setreg"}}, [], {}, [],
+         {"l": {"$import": "../a.setreg"}, "$import": "../top.setreg"}],
     ]
-    return [bytes([flag]) + json.dumps(tree).encode() for tree in trees for flag in (0, 1)]
+    return [bytes([flag]) + b"\x00".join(
+        (f if isinstance(f, str) else json.dumps(f)).encode() for f in tree)
+        for tree in trees for flag in (0, 1)]
+
+
+def o3de_leaves() -> list[bytes]:
+    """Paths with dots, separators and roots, base64 with and without padding, pointer
+    objects with numeric, hexadecimal and bad addresses."""
+    strings = [b"a/./b/../c", b"\\\\server\\share/..", b"/..", b"../../x/", b"C:\\a\\..",
+               b"YWFhYWFhYWFhYQ==", b"QQ==QUFB", b"QUE=", b"QR==", b"Q===", b"", b"abc",
+               b'{"$address": 16435934, "$type": "{5A40E851-A748-40F3-97BA-5BB3A98CDD61}"}',
+               b'{"$address": "0xFACADE", "$type": "{5A40E851-A748-40F3-97BA-5BB3A98CDD61}"}',
+               b'{"$address": "-1", "$type": "x"}', b'{"$type": 5}', b'"' + b"a/" * 600 + b'"']
+    return [bytes([flag]) + text for text in strings for flag in range(8)]
 
 
 def o3de_load() -> list[bytes]:
@@ -477,6 +495,7 @@ SEEDS: dict[str, Callable[[], list[bytes]]] = {
     "o3de.parse": o3de_parse,
     "o3de.patch": o3de_patch,
     "o3de.imports": o3de_imports,
+    "o3de.leaves": o3de_leaves,
     "o3de.load": o3de_load,
     "o3de.store": lambda: [bytes([seed[0] | 64 * (n % 2)]) + seed[1:]
                            for n, seed in enumerate(o3de_load())],

@@ -845,34 +845,39 @@ def o3de_patch(data: bytes) -> None:
                       f"{str(created.value)[:200]}", f"o3de {kind_name} create/apply differ")
 
 
+O3DE_IMPORT_FILES = ("top.setreg", "a.setreg", "b.setregpatch", "sub/c.json", "d.jsonpatch",
+                     "sub/e.setreg")
+"""The files of an :func:`o3de_imports` input, in order (directives name them)."""
+
+
 def o3de_imports(data: bytes) -> None:
-    """JSON text of ``{file name: file text or JSON value}`` (byte 0: bit 0 the material way,
-    ``resolve_imports`` and ``restore_imports`` of the first file, else the settings way,
-    ``merge_settings`` of every ``.setreg``/``.setregpatch`` file and
-    ``resolve_imports_in_order`` of the first): values or DecodeError only; small limits,
-    so import bombs stop early."""
+    """File texts separated by NUL bytes, named :data:`O3DE_IMPORT_FILES` in order (byte 0:
+    bit 0 the material way, ``resolve_imports`` and ``restore_imports`` of the first file,
+    else the settings way, ``merge_settings`` of the ``.setreg``/``.setregpatch`` files and
+    ``resolve_imports_in_order`` of the first): values or DecodeError only; small limits, so
+    import bombs stop early."""
     from gameserde import o3de
 
     if not data:
         return
-    kind, tree = outcome("o3de.parse", lambda: o3de.parse(data[1:]))
-    if kind != "ok" or not isinstance(tree, dict) or not tree:
-        return
-    texts = {name: v if isinstance(v, str) else o3de.write(v) for name, v in tree.items()}
-    first = next(iter(tree))
+    texts = dict(zip(O3DE_IMPORT_FILES, data[1:].split(b"\x00"), strict=False))
     limits = {"max_depth": 8, "max_size": 20000}
-    if data[0] & 1:
-        directives: list[Any] = []
-        kind, resolved = outcome("o3de.resolve_imports", lambda: o3de.resolve_imports(
-            tree[first], first, texts.get, directives=directives, **limits))
-        if kind == "ok":
-            outcome("o3de.restore_imports", lambda: o3de.restore_imports(
-                resolved, directives, first, texts.get, **limits))
+    if not data[0] & 1:
+        names = [n for n in texts if n.endswith((".setreg", ".setregpatch"))]
+        outcome("o3de.merge_settings", lambda: o3de.merge_settings(names, texts.get, **limits))
+    kind, top = outcome("o3de.parse", lambda: o3de.parse(texts["top.setreg"]))
+    if kind != "ok":
         return
-    names = [n for n in texts if n.endswith((".setreg", ".setregpatch"))]
-    outcome("o3de.merge_settings", lambda: o3de.merge_settings(names, texts.get, **limits))
-    outcome("o3de.resolve_imports_in_order", lambda: o3de.resolve_imports_in_order(
-        tree[first], first, texts.get, **limits))
+    if not data[0] & 1:
+        outcome("o3de.resolve_imports_in_order", lambda: o3de.resolve_imports_in_order(
+            top, "top.setreg", texts.get, **limits))
+        return
+    directives: list[Any] = []
+    kind, resolved = outcome("o3de.resolve_imports", lambda: o3de.resolve_imports(
+        top, "top.setreg", texts.get, directives=directives, **limits))
+    if kind == "ok":
+        outcome("o3de.restore_imports", lambda: o3de.restore_imports(
+            resolved, directives, "top.setreg", texts.get, **limits))
 
 
 def _o3de_values(value: Any) -> Iterator[Any]:
@@ -1058,6 +1063,41 @@ def o3de_store(data: bytes) -> None:
     if second is None or o3de.write(second) != o3de.write(out):
         raise Finding("invariant", f"stored {t} does not load back: {o3de.write(out)[:200]!r} "
                       f"then {o3de.write(second)[:200]!r}", f"o3de.store/load differ {t}")
+
+
+O3DE_LEAF_TYPES = ("AZ::IO::Path", "AZ::IO::FixedMaxPath", "vector<uint8>", "PointerObject")
+
+
+def o3de_leaves(data: bytes) -> None:
+    """The leaf types with serializers of their own (byte 0 bits 0-1 pick one; bit 2: the
+    rest is JSON text, else it is one string, the bytes as Latin-1): load gives a Result,
+    and a loaded value stores as JSON that loads back to the same value."""
+    from gameserde import o3de
+
+    if not data:
+        return
+    reg = o3de_registry()
+    t = O3DE_LEAF_TYPES[data[0] & 3]
+    if data[0] & 4:
+        kind, value = outcome("o3de.parse", lambda: o3de.parse(data[1:]))
+        if kind != "ok":
+            return
+    else:
+        value = data[1:].decode("latin-1")
+    kind, loaded = outcome(f"o3de.load {t}", lambda: o3de.load(t, value, registry=reg))
+    if kind != "ok":
+        return
+    check_weight(f"o3de.load {t}", len(repr(loaded[0])), len(data), 64)
+    kind, stored = outcome(f"o3de.store {t}", lambda: o3de.store(loaded[0], t, registry=reg,
+                                                                 keep_defaults=True))
+    if kind != "ok":
+        raise Finding("invariant", f"a loaded {t} does not store: {stored}",
+                      f"o3de.store of load fails {t}")
+    kind, again = outcome(f"o3de.load of store {t}", lambda: o3de.load(t, stored[0],
+                                                                       registry=reg))
+    if kind != "ok" or again[0] != loaded[0]:
+        raise Finding("invariant", f"stored {t} does not load back: {stored[0]!r:.200}",
+                      f"o3de.store/load differ {t}")
 
 
 def cli_schema_files() -> tuple[str, ...]:
@@ -1267,6 +1307,7 @@ TARGETS: dict[str, Callable[[bytes], None]] = {
     "o3de.parse": o3de_parse,
     "o3de.patch": o3de_patch,
     "o3de.imports": o3de_imports,
+    "o3de.leaves": o3de_leaves,
     "o3de.load": o3de_load,
     "o3de.store": o3de_store,
     "cli": cli,

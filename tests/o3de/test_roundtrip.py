@@ -127,6 +127,8 @@ def values(reg: Registry, t: TypeExpr, in_sequence: bool = False,
                          st.integers(-5, 5).map(lambda x: AnyValue("int", x)))
     if kind == "pointer":
         return st.none() | values(reg, t.args[0], polymorphic=True)
+    if kind == "custom" and t.name == "JsonByteStream":  # vector<uint8>
+        return st.binary(min_size=least, max_size=8)
     assert kind == "class", t
     info = reg.classes[t.name]
     derived = [n for n in reg.classes if n != t.name and reg.is_derived(reg.resolve(n), t)]

@@ -1,4 +1,6 @@
-"""bool, the integers, float/double, strings and Uuid: O3DE's primitive serializers.
+"""bool, the integers, float/double, strings and Uuid: O3DE's primitive serializers; and the
+leaf serializers registered as built-in custom types (``AZ::IO::Path`` and
+``AZ::IO::FixedMaxPath``, ``JsonByteStream``, ``PointerObject``).
 
 Every loader takes the current value and the JSON value and returns the new value and the
 result; a value that cannot be read is left as it was (Unsupported). ``{}`` handed to these
@@ -7,19 +9,32 @@ serializers resets the value (O3DE's ``InitializeNewInstance`` types), except st
 
 from __future__ import annotations
 
+import binascii
 import math
+import re
 import struct
+from dataclasses import dataclass
+from pathlib import PurePath
 from typing import Any
 from uuid import UUID
 
 from gameserde.errors import EncodeError
-from gameserde.o3de._context import NO_DEFAULT, LoadContext, StoreContext, describe, is_object
+from gameserde.o3de._context import (
+    NO_DEFAULT,
+    LoadContext,
+    StoreContext,
+    describe,
+    is_object,
+    members,
+)
 from gameserde.o3de._cparse import format_f, strtod, strtoll, strtoull
-from gameserde.o3de.registry import TypeExpr
+from gameserde.o3de.registry import Serializer, TypeExpr
 from gameserde.o3de.result import Outcomes, ResultCode, Tasks
 from gameserde.o3de.typeid import NULL_UUID, parse_uuid, search_uuid, uuid_text
 
-__all__ = ["FLT_EPSILON", "as_float32", "load_leaf", "number_kind", "store_leaf"]
+__all__ = ["FLT_EPSILON", "MAX_PATH_LENGTH", "ByteStreamSerializer", "PathSerializer",
+           "PointerObject", "PointerObjectSerializer", "as_float32", "base64_decode",
+           "lexically_normal", "load_leaf", "number_kind", "store_leaf"]
 
 FLT_MAX = 3.4028234663852886e38
 FLT_EPSILON = 1.1920928955078125e-07
@@ -271,3 +286,267 @@ def store_leaf(ctx: StoreContext, t: TypeExpr, value: Any, default: Any) -> tupl
         return {}, ctx.report(Tasks.WriteValue, Outcomes.DefaultsUsed, f"Default {t.name} used.")
     out = uuid_text(current) if t.kind == "uuid" else current
     return out, ctx.report(Tasks.WriteValue, Outcomes.Success, f"Successfully stored {t.name}.")
+
+
+# ---------------------------------------------------------------------------------------------
+# AZ::IO::Path and AZ::IO::FixedMaxPath (JsonPathSerializer)
+
+MAX_PATH_LENGTH = 1024
+"""``AZ::IO::MaxPathLength``: the capacity of a ``FixedMaxPath``, in bytes of UTF-8."""
+_SEPARATORS = re.compile(r"[/\\]+")
+
+
+def lexically_normal(path: str) -> str:
+    """``AZ::IO::PathView::LexicallyNormal`` with ``/`` as the preferred separator (the
+    engine's POSIX builds): ``/`` and ``\\`` both separate; a leading run of separators is
+    the root directory; ``.`` parts are dropped; ``..`` removes the part before it, is
+    dropped right after the root and kept at the start of a relative path; the parts are
+    joined with ``/``, without a trailing separator (``"."`` and ``"a/.."`` give ``""``)."""
+    if not path:
+        return ""
+    rooted = path[0] in "/\\"
+    parts: list[str] = []
+    for part in _SEPARATORS.split(path):
+        if not part or part == ".":
+            continue
+        if part == "..":
+            if parts and parts[-1] != "..":
+                parts.pop()
+            elif not rooted:
+                parts.append(part)
+            continue
+        parts.append(part)
+    return ("/" if rooted else "") + "/".join(parts)
+
+
+def _path_key(path: str) -> tuple[bool, list[str]]:
+    """What ``AZ::IO::Path``'s ``operator==`` compares (POSIX mode): whether the path has a
+    root directory, then its parts except ``.``, case-sensitively."""
+    return (path[:1] in ("/", "\\") and path != "",
+            [p for p in _SEPARATORS.split(path) if p and p != "."])
+
+
+class PathSerializer(Serializer):
+    """``JsonPathSerializer`` for ``AZ::IO::Path`` (``fixed=False``) and
+    ``AZ::IO::FixedMaxPath``: a ``str`` stored with ``/`` separators (``AsPosix``), loaded
+    from a string through :func:`lexically_normal`."""
+
+    def __init__(self, name: str, fixed: bool) -> None:
+        self.name = name
+        self.fixed = fixed
+
+    def create(self) -> str:
+        return ""
+
+    def load(self, ctx: Any, current: Any, value: Any) -> tuple[Any, Any]:
+        if not isinstance(value, str):
+            return current, ctx.report(Tasks.ReadField, Outcomes.Unsupported,
+                                       "Unsupported type. String values can't be read from "
+                                       "arrays, objects or null.")
+        if self.fixed and len(value.encode("utf-8", "surrogatepass")) > MAX_PATH_LENGTH:
+            return current, ctx.report(
+                Tasks.ReadField, Outcomes.Invalid,
+                f"Json string value is too large to fit within path type {self.name}. It needs "
+                f"to be less than {MAX_PATH_LENGTH} code points")
+        return lexically_normal(value), ctx.report(Tasks.ReadField, Outcomes.Success,
+                                                   "Successfully read path.")
+
+    def store(self, ctx: Any, value: Any, default: Any) -> tuple[Any, Any]:
+        where = "$." + ctx.path_text()
+        text = self._text(value, where)
+        if (ctx.keep_defaults or default is NO_DEFAULT
+                or _path_key(text) != _path_key(self._text(default, where))):
+            return text.replace("\\", "/"), ctx.report(Tasks.WriteValue, Outcomes.Success,
+                                                       "Path successfully stored.")
+        return {}, ctx.report(Tasks.WriteValue, Outcomes.DefaultsUsed, "Default Path used.")
+
+    def _text(self, value: Any, where: str) -> str:
+        if isinstance(value, PurePath):
+            value = value.as_posix()
+        if not isinstance(value, str) or (
+                self.fixed and len(value.encode("utf-8", "surrogatepass")) > MAX_PATH_LENGTH):
+            raise EncodeError(f"{describe(value)} is not a value of type {self.name}",
+                              path=where, format="o3de")
+        return value
+
+
+# ---------------------------------------------------------------------------------------------
+# JsonByteStream (AZStd::vector<AZ::u8>, JsonByteStreamSerializer)
+
+_BASE64 = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
+_PADDED = re.compile(rb"(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?")
+"""Text the engine and ``binascii`` read alike (the common case, read without a loop)."""
+
+
+def base64_decode(text: str) -> bytes | None:
+    """``AZ::StringFunc::Base64::Decode``: ``None`` when the engine refuses the text. The
+    length (in bytes) must be a multiple of 4; in each group of four the first two
+    characters must be of the standard alphabet, and a ``=`` in the third or fourth place
+    **ends the decoding** (whatever follows is not read); no check of the unused bits."""
+    data = text.encode("utf-8", "surrogatepass")
+    if len(data) % 4:
+        return None
+    if _PADDED.fullmatch(data):
+        return binascii.a2b_base64(data)
+    valid = _BASE64
+    for at in range(0, len(data), 4):
+        group = data[at:at + 4]
+        if group[0] not in valid or group[1] not in valid:
+            return None
+        if group[2] == 61:  # '='
+            return binascii.a2b_base64(data[:at] + group[:2] + b"==")
+        if group[2] not in valid:
+            return None
+        if group[3] == 61:
+            return binascii.a2b_base64(data[:at] + group[:3] + b"=")
+        if group[3] not in valid:
+            return None
+    return binascii.a2b_base64(data)
+
+
+class ByteStreamSerializer(Serializer):
+    """``JsonByteStreamSerializer``: ``bytes`` as a base64 string (standard alphabet,
+    ``=`` padding)."""
+
+    def create(self) -> bytes:
+        return b""
+
+    def load(self, ctx: Any, current: Any, value: Any) -> tuple[Any, Any]:
+        if not isinstance(value, str):
+            return current, ctx.report(Tasks.ReadField, Outcomes.Unsupported,
+                                       "Unsupported type. ByteStream values cannot be read from "
+                                       "arrays, objects, nulls, booleans or numbers.")
+        decoded = base64_decode(value)
+        if decoded is None:
+            return current, ctx.report(Tasks.ReadField, Outcomes.Invalid,
+                                       "Decode of Base64 encoded ByteStream failed.")
+        return decoded, ctx.report(Tasks.ReadField, Outcomes.Success,
+                                   "Successfully read ByteStream.")
+
+    def store(self, ctx: Any, value: Any, default: Any) -> tuple[Any, Any]:
+        where = "$." + ctx.path_text()
+        data = _bytes(value, where)
+        if ctx.keep_defaults or default is NO_DEFAULT or data != _bytes(default, where):
+            return binascii.b2a_base64(data, newline=False).decode("ascii"), ctx.report(
+                Tasks.WriteValue, Outcomes.Success, "ByteStream successfully stored.")
+        return {}, ctx.report(Tasks.WriteValue, Outcomes.DefaultsUsed,
+                              "Default ByteStream used.")
+
+
+def _bytes(value: Any, where: str) -> bytes:
+    if not isinstance(value, bytes | bytearray | memoryview):
+        raise EncodeError(f"{describe(value)} is not a value of type JsonByteStream",
+                          path=where, format="o3de")
+    return bytes(value)
+
+
+# ---------------------------------------------------------------------------------------------
+# PointerObject (PointerJsonSerializer)
+
+@dataclass(frozen=True, slots=True)
+class PointerObject:
+    """``AZ::PointerObject``: an address and the type id of what it points at (an in-memory
+    form for tools: the address means nothing in a file)."""
+
+    address: int = 0
+    type_id: UUID = NULL_UUID
+
+
+_UINTPTR = TypeExpr("int", "unsigned long", size=64, flavor="unsigned long")
+_TYPE_ID = TypeExpr("uuid", "AZ::Uuid", flavor="AZ::Uuid")
+_STRING = TypeExpr("string", "AZStd::string", flavor="AZStd::string")
+
+
+class PointerObjectSerializer(Serializer):
+    """``PointerJsonSerializer``: ``{"$address": uintptr, "$type": uuid}``, both required."""
+
+    def create(self) -> PointerObject:
+        return PointerObject()
+
+    def load(self, ctx: Any, current: Any, value: Any) -> tuple[Any, Any]:
+        if not is_object(value):
+            return current, ctx.report(Tasks.ReadField, Outcomes.Unsupported,
+                                       "Unsupported type. PointerObject can only be read from an "
+                                       "object.")
+        found = dict(reversed(members(value)))
+        result = ResultCode.task_only(Tasks.ReadField)
+        address, type_id = 0, NULL_UUID
+        if "$address" in found:
+            address, code = self._address(ctx, found["$address"])
+            result = result.combine(code)
+            if not result.completed:
+                result = result.combine(ctx.report_code(
+                    result, "Failed to read pointer address for PointerObject."))
+        else:
+            result = result.combine(ctx.report(
+                Tasks.ReadField, Outcomes.Missing,
+                'Field "$address" is required for reading a PointerObject.'))
+        if "$type" in found:
+            type_id, code = ctx.load(_TYPE_ID, NULL_UUID, found["$type"], False)
+            result = result.combine(code)
+            if not result.completed:
+                result = result.combine(ctx.report_code(
+                    result, "Failed to read type id for PointerObject."))
+        else:
+            result = result.combine(ctx.report(
+                Tasks.ReadField, Outcomes.Missing,
+                'Field "$type" is required for reading a PointerObject.'))
+        loaded = PointerObject(address, type_id) if result.completed else current
+        message = ("Successfully loaded data into PointerObject."
+                   if result.outcome <= Outcomes.PartialSkip
+                   else "Failed to load data into PointerObject.")
+        return loaded, ctx.report_code(result, message)
+
+    @staticmethod
+    def _address(ctx: Any, value: Any) -> tuple[int, ResultCode]:
+        """The address as a ``uintptr_t`` (the integer rules), else from a string through
+        ``from_chars`` (decimal, or hexadecimal after ``0x``/``0X``)."""
+        address, code = ctx.load(_UINTPTR, 0, value, False)
+        if code.completed:
+            return address, code
+        text, code = ctx.load(_STRING, "", value, False)
+        if not code.completed:
+            return 0, code
+        number = _from_chars(text)
+        if number is None:
+            return 0, code.combine(ctx.report(
+                Tasks.ReadField, Outcomes.Invalid,
+                f"Cannot convert string {text[:64]} to a memory address"))
+        return number, code
+
+    def store(self, ctx: Any, value: Any, default: Any) -> tuple[Any, Any]:
+        where = "$." + ctx.path_text()
+        if not isinstance(value, PointerObject) or not 0 <= value.address < 1 << 64 \
+                or not isinstance(value.type_id, UUID):
+            raise EncodeError(f"{describe(value)} is not a value of type PointerObject",
+                              path=where, format="o3de")
+        out: dict[str, Any] = {}
+        result = ResultCode.task_only(Tasks.WriteValue)
+        for name, t, member in (("$address", _UINTPTR, value.address),
+                                ("$type", _TYPE_ID, value.type_id)):
+            ctx.push(name)
+            stored, code = ctx.store(t, member, NO_DEFAULT)
+            ctx.pop()
+            if not code.halted:
+                out[name] = stored
+            result = result.combine(code)
+        message = ("PointerObject stored successfully." if result.completed
+                   else "Failed to store PointerObject.")
+        return out, ctx.report_code(result, message)
+
+
+def _from_chars(text: str) -> int | None:
+    """``AZStd::from_chars`` into a ``uintptr_t``: the longest run of digits at the start
+    (no sign, no blanks); ``None`` without one or when it does not fit in 64 bits."""
+    base = 10
+    if text[:2].lower() == "0x":
+        text, base = text[2:], 16
+    digits = _HEX_DIGITS.match(text) if base == 16 else _DEC_DIGITS.match(text)
+    if digits is None:
+        return None
+    number = int(digits.group(), base)
+    return number if number < 1 << 64 else None
+
+
+_DEC_DIGITS = re.compile(r"[0-9]+")
+_HEX_DIGITS = re.compile(r"[0-9a-fA-F]+")

@@ -160,11 +160,20 @@ _ALIASES = {
     "AZ::u16": "unsigned short", "AZ::s32": "int", "AZ::u32": "unsigned int",
 }
 _ALIASES.update({f"AZ::{name}": name for name in MATH})
+_ALIASES.update({"AZ::PointerObject": "PointerObject", "AZ::JsonByteStream": "JsonByteStream"})
+BUILTIN_SERIALIZERS = {
+    "AZ::IO::Path": "{88E0A40F-3085-4CAB-8B11-EF5A2659C71A}",
+    "AZ::IO::FixedMaxPath": "{FA6CA49F-376A-417C-9767-DD50744DF203}",
+    "JsonByteStream": None,
+    "PointerObject": "{256581B7-8512-41FD-9A2C-6AF76B3E7BD6}",
+}
+"""The leaf types whose serializers every registry has (as custom serializers), with AzCore's
+type ids (``JsonByteStream`` is ``AZStd::vector<AZ::u8>``, a template: a derived id)."""
 _ALIASES.update({f"AZStd::{name}": name for name in SEQUENCES + MAPS + POINTERS + REJECTED
                  + ("array", "pair", "tuple")})
 _BUILTIN_IDS = {
     "char": "{3AB0037F-AF8D-48CE-BCA0-A170D18B2C03}",
-    "signed char": "{CFD606FE-41B8-4744-B79F-8A6BD97713D8}",
+    "signed char": "{58422C0E-1E47-4854-98E6-34098F6FE12D}",
     "short": "{B8A56D56-A10D-4DCE-9F63-405EE243DD3C}",
     "int": "{72039442-EB38-4D42-A1AD-CB68F7E0EEF6}",
     "long": "{8F24B9AD-7C51-46CF-B2F8-277356957325}",
@@ -179,6 +188,7 @@ _BUILTIN_IDS = {
     "bool": "{A0CA880C-AFE4-43CB-926C-59AC48496112}",
     "AZ::Uuid": "{E152C105-A133-4D03-BBF8-3D4B2FBA3E2A}",
     "AZStd::string": "{03AAAB3F-5C47-5A66-9EBC-D5FA4DB353C9}",
+    "AZ::Name": "{3D2B920C-9EFD-40D5-AAE0-DF131C3D4931}",
     "Vector2": "{3D80F623-C85C-4741-90D0-E4E66164E6BF}",
     "Vector3": "{8379EB7D-01FA-4538-B64B-A6543B4BE73D}",
     "Vector4": "{0CE9FA36-1E3A-4C06-9254-B7C73A732053}",
@@ -215,6 +225,23 @@ class Registry:
         self._by_python: dict[type, str] = {}
         self._cache: dict[str, TypeExpr] = {}
         self._index: tuple[dict[int, list[TypeExpr]], dict[UUID, TypeExpr]] | None = None
+        self._add_builtin_serializers()
+
+    def _add_builtin_serializers(self) -> None:
+        """``AZ::IO::Path``, ``AZ::IO::FixedMaxPath``, ``JsonByteStream`` and ``PointerObject``,
+        whose serializers O3DE's JSON system component registers for every context."""
+        from gameserde.o3de import _primitives as p  # it imports this module
+
+        leaves: dict[str, tuple[Serializer, type | None]] = {
+            "AZ::IO::Path": (p.PathSerializer("AZ::IO::Path", fixed=False), None),
+            "AZ::IO::FixedMaxPath": (p.PathSerializer("AZ::IO::FixedMaxPath", fixed=True),
+                                     None),
+            "JsonByteStream": (p.ByteStreamSerializer(), bytes),
+            "PointerObject": (p.PointerObjectSerializer(), p.PointerObject),
+        }
+        for name, (serializer, python_type) in leaves.items():
+            self.add_serializer(name, serializer, uuid=BUILTIN_SERIALIZERS[name],
+                                python_type=python_type)
 
     # -- registration -------------------------------------------------------------------------
 
@@ -357,6 +384,8 @@ class Registry:
                   UUID: "AZ::Uuid", v.AnyValue: "AZStd::any"}
         if hint in simple:
             return LEAVES[simple[hint]]
+        if hint is bytes:
+            return TypeExpr("custom", "JsonByteStream")
         for name, cls in MATH.items():
             if hint is cls:
                 return LEAVES[name]
@@ -437,6 +466,9 @@ class Registry:
         def text() -> str:
             return f"{name}<{','.join(str(a) for a in args)}>"
 
+        if name == "vector" and not numbers and len(types_) == 1 \
+                and types_[0].name == "unsigned char":
+            return TypeExpr("custom", "JsonByteStream")  # its own serializer, base64
         if name in SEQUENCES and len(types_) == 1:
             if name == "fixed_vector" and len(numbers) != 1:
                 raise SchemaError("fixed_vector needs a capacity: fixed_vector<T,N>")
