@@ -19,7 +19,8 @@ from gameserde.o3de.registry import TypeExpr
 from gameserde.o3de.result import Outcomes, ResultCode, Tasks
 from gameserde.o3de.values import JsonPairs
 
-__all__ = ["compare_key", "load_array", "load_map", "load_seq", "load_tuple", "store_array",
+__all__ = ["by_compare", "compare_key", "load_array", "load_map", "load_seq", "load_tuple",
+           "store_array",
            "store_map", "store_seq", "store_tuple"]
 
 _DEFAULT_KEY = "{}"
@@ -446,7 +447,7 @@ def _pairs(ctx: StoreContext, t: TypeExpr, value: Any) -> list[tuple[Any, Any]]:
     if isinstance(value, dict):
         pairs = list(value.items())
     else:
-        pairs = [tuple(p) for p in _iterable(ctx, value, t)]
+        pairs = [tuple(p) if isinstance(p, list | tuple) else () for p in _iterable(ctx, value, t)]
         if any(len(p) != 2 for p in pairs):
             raise EncodeError(f"a {t.name} is a dict or a list of (key, value) pairs",
                               path="$." + ctx.path_text(), format="o3de")
@@ -456,7 +457,8 @@ def _pairs(ctx: StoreContext, t: TypeExpr, value: Any) -> list[tuple[Any, Any]]:
     return pairs
 
 
-def _by_compare(a: tuple[str, Any], b: tuple[str, Any]) -> int:
+def by_compare(a: tuple[str, Any], b: tuple[str, Any]) -> int:
+    """``Compare`` order of two (name, value) members: by name, then by value."""
     ka, kb = compare_key(a[0]), compare_key(b[0])
     if ka == kb:
         va, vb = compare_key(a[1]), compare_key(b[1])
@@ -481,7 +483,7 @@ def store_map(ctx: StoreContext, t: TypeExpr, value: Any) -> tuple[Any, ResultCo
         items = [(_DEFAULT_KEY if _is_default(e) or _is_default(e[0]) else e[0],
                   {} if _is_default(e) else e[1]) for e in out]
         if sort:
-            items.sort(key=functools.cmp_to_key(_by_compare))
+            items.sort(key=functools.cmp_to_key(by_compare))
         if "multi" in t.flavor and not (len(items) == 1 and _is_default(items[0][1])):
             items = _group(items)
         return _object(items), code

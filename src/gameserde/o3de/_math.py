@@ -12,7 +12,15 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from gameserde.o3de._context import NO_DEFAULT, LoadContext, StoreContext, is_object, members
+from gameserde.errors import EncodeError
+from gameserde.o3de._context import (
+    NO_DEFAULT,
+    LoadContext,
+    StoreContext,
+    describe,
+    is_object,
+    members,
+)
 from gameserde.o3de._primitives import as_float32, load_leaf, number_kind
 from gameserde.o3de.registry import LEAVES, MATH, TypeExpr
 from gameserde.o3de.result import Outcomes, ResultCode, Tasks
@@ -311,26 +319,42 @@ def load_math(ctx: LoadContext, t: TypeExpr, current: Any, value: Any) -> tuple[
                                "objects.")
 
 
-def _as_math(t: TypeExpr, value: Any) -> Any:
+def _as_math(ctx: StoreContext, t: TypeExpr, value: Any) -> Any:
+    """The value as the math type's class, its components checked to be numbers."""
     cls = MATH[t.name]
-    if isinstance(value, cls):
-        return value
-    if t.name == "Transform":
-        return Transform(*value)
-    if t.name.startswith("Matrix"):
-        return cls(tuple(float(x) for x in value))
-    return cls(*(float(x) for x in value))
+    try:
+        if not isinstance(value, cls):
+            if t.name == "Transform":
+                value = Transform(*value)
+            elif t.name.startswith("Matrix"):
+                value = cls(tuple(_number(x) for x in value))
+            else:
+                value = cls(*(_number(x) for x in value))
+        if t.name != "Transform":
+            for part in _components(t, value):
+                _number(part)
+    except (TypeError, ValueError):
+        raise EncodeError(f"{describe(value)} is not a value of type {t.name}",
+                          path="$." + ctx.path_text(), format="o3de") from None
+    return value
+
+
+def _number(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise TypeError(value)
+    return float(value)
 
 
 def store_math(ctx: StoreContext, t: TypeExpr, value: Any, default: Any) -> tuple[Any, ResultCode]:
     """The math type's serializer writing ``value``; ``{}`` with DefaultsUsed when it equals
     the default (component by component, as float32)."""
-    value = _as_math(t, value)
+    value = _as_math(ctx, t, value)
     has_default = default is not NO_DEFAULT and default is not None
     if t.name == "Transform":
-        return _store_transform(ctx, value, _as_math(t, default) if has_default else None)
+        return _store_transform(ctx, value, _as_math(ctx, t, default) if has_default else None)
     parts = [as_float32(c) for c in _components(t, value)]
-    base = [as_float32(c) for c in _components(t, _as_math(t, default))] if has_default else None
+    base = ([as_float32(c) for c in _components(t, _as_math(ctx, t, default))] if has_default
+            else None)
     if not ctx.keep_defaults and base is not None and parts == base:
         return {}, ctx.report(Tasks.WriteValue, Outcomes.DefaultsUsed, f"Default {t.name} used.")
     if t.name == "Color" and base is not None and not ctx.keep_defaults and parts[3] == base[3]:

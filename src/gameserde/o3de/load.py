@@ -7,13 +7,15 @@ mapping for objects (:class:`~gameserde.o3de.values.JsonPairs` keeps repeated me
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 from uuid import UUID
 
 from gameserde._recursion import recursion_room
 from gameserde.errors import SchemaError
-from gameserde.o3de import _classes, _containers, _enums, _math, _pointers, _primitives
+from gameserde.o3de import _classes, _containers, _enums, _math, _plans, _pointers, _primitives
 from gameserde.o3de._context import MAX_DEPTH, LoadContext, is_object, members
+from gameserde.o3de._loadplan import plan_for
 from gameserde.o3de.registry import Registry, TypeExpr
 from gameserde.o3de.result import Outcomes, Reporter, Result, ResultCode, Tasks
 from gameserde.o3de.typeid import NULL_UUID
@@ -133,12 +135,42 @@ def load(type: str | TypeExpr, value: Any, *, registry: Registry, target: Any = 
     it was and reported. ``reporter(message, code, path)`` sees every report and may return
     another code. Raises :class:`~gameserde.errors.DecodeError` only for input nested deeper
     than 200 levels."""
+    if _plans.ENABLED and reporter is None and target is None and not clear_containers:
+        fast = _planned(registry.resolve(type, lazy=True), value, registry)
+        if fast is not None:
+            return fast
     ctx, t, target = _start(type, registry, target, clear_containers, reporter)
     if target is None and t.kind == "class" and t.name in registry.classes:
         return None, Result(_nothing(ctx), ctx.issues)
     with recursion_room(MAX_DEPTH * 8):
         loaded, code = ctx.load(t, target, value, False)
     return loaded, Result(code, ctx.issues)
+
+
+def _reference(registry: Registry, t: TypeExpr, current: Any, value: Any, new: bool, depth: int,
+               pointer: bool) -> tuple[Any, ResultCode, bool]:
+    """The reference for one value, for the plans (``_loadplan.Reference``)."""
+    ctx = _Loader(registry, None, False)
+    ctx.depth = depth - 1
+    if pointer:
+        loaded, code = ctx.load_pointer(t, current, value)
+    else:
+        loaded, code = ctx.load(t, current, value, new)
+    return loaded, code, bool(ctx.issues)
+
+
+def _planned(t: TypeExpr, value: Any, registry: Registry) -> tuple[Any, Result] | None:
+    """The load by the type's compiled plan into a new value, or None when the plan leaves
+    it to the reference."""
+    if not registry.can_create(t) or (t.kind == "class" and t.name not in registry.classes):
+        return None
+    plan = plan_for(registry, t, partial(_reference, registry))
+    try:
+        with recursion_room(MAX_DEPTH * 8):
+            loaded, code = plan(registry.create(t), value, 1, False)
+    except _plans.Slow:
+        return None
+    return loaded, Result(ResultCode(code), [])
 
 
 def _nothing(ctx: _Loader) -> ResultCode:

@@ -8,13 +8,15 @@ as ``{}``), and so on; the result says whether anything was written (Success), a
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 from uuid import UUID
 
 from gameserde._recursion import recursion_room
 from gameserde.errors import EncodeError
-from gameserde.o3de import _classes, _containers, _enums, _math, _pointers, _primitives
+from gameserde.o3de import _classes, _containers, _enums, _math, _plans, _pointers, _primitives
 from gameserde.o3de._context import MAX_DEPTH, NO_DEFAULT, StoreContext, describe
+from gameserde.o3de._storeplan import plan_for
 from gameserde.o3de.registry import Registry, TypeExpr
 from gameserde.o3de.result import Outcomes, Reporter, Result, ResultCode, Tasks
 
@@ -157,6 +159,15 @@ def store(value: Any, type: str | TypeExpr | None = None, *, registry: Registry,
         t = found
     else:
         t = registry.resolve(type, lazy=True)
+    if _plans.ENABLED and reporter is None and (value is not None or t.kind == "pointer"):
+        plan = plan_for(registry, t, keep_defaults, partial(_reference, registry, keep_defaults))
+        try:
+            with recursion_room(MAX_DEPTH * 8):
+                out, packed = plan(value, default, 0)
+        except _plans.Slow:
+            pass
+        else:
+            return out, Result(ResultCode(packed), [])
     ctx = _Storer(registry, reporter, keep_defaults)
     if value is None and t.kind not in ("pointer", "rejected"):
         code = ctx.report(Tasks.ReadField, Outcomes.Catastrophic,
@@ -166,6 +177,20 @@ def store(value: Any, type: str | TypeExpr | None = None, *, registry: Registry,
     with recursion_room(MAX_DEPTH * 8):
         out, code = ctx.store(t, value, default)
     return out, Result(code, ctx.issues)
+
+
+def _reference(registry: Registry, keep_defaults: bool, way: str, t: TypeExpr, value: Any,
+               default: Any, depth: int) -> tuple[Any, ResultCode, bool]:
+    """The reference for one value, for the plans (``_storeplan.Reference``)."""
+    ctx = _Storer(registry, None, keep_defaults)
+    ctx.depth = depth
+    if way == "call":
+        out, code = ctx.store(t, value, default)
+    elif way == "pointer":
+        out, code = ctx.store_pointer(t, value, default)
+    else:
+        out, code = ctx.store_with_class_data(t, value, default, False)
+    return out, code, bool(ctx.issues)
 
 
 def store_type_id(type: str | TypeExpr | UUID, *, registry: Registry,
