@@ -46,6 +46,8 @@ _TYPE_CACHE = 256
 """``$type`` texts remembered per pointer plan (hostile input may bring any number)."""
 _VECTORS = {"Vector2": 2, "Vector3": 3, "Vector4": 4, "Quaternion": 4}
 _SEQUENCES = ("vector", "list", "forward_list", "fixed_vector")
+_IMMUTABLE = ("bool", "int", "float", "string", "uuid", "enum", "math")
+"""Kinds whose default value can be shared (``registry.create`` of them is a constant)."""
 
 
 def _float32s(count: int) -> Callable[[list[float]], tuple[float, ...]]:
@@ -134,6 +136,9 @@ class _Compiler:
         info = self.registry.classes.get(t.name) if t.kind == "class" else None
         if info is not None and info.python_type is not None and not info.abstract:
             return info.python_type
+        if t.kind in _IMMUTABLE:
+            made = self.registry.create(t)
+            return lambda: made
         create = self.registry.create
         return lambda: create(t)
 

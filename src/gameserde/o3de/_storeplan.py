@@ -62,7 +62,7 @@ class _Target:
     __slots__ = ("creatable", "default", "known", "plain", "type", "typed")
 
     def __init__(self, t: TypeExpr, plain: Plan, typed: Plan, known: bool, creatable: bool,
-                 default: Any) -> None:
+                 default: Callable[[], Any]) -> None:
         self.type, self.plain, self.typed = t, plain, typed
         self.known, self.creatable, self.default = known, creatable, default
 
@@ -72,7 +72,7 @@ class _Compiler:
         self.registry, self.reference, self.keep = registry, reference, keep
         self.plans: dict[tuple[str, TypeExpr], Plan] = {}
         self.targets: dict[TypeExpr, _Target] = {}
-        self.defaults: dict[TypeExpr, Any] = {}
+        self.defaults: dict[TypeExpr, Callable[[], Any]] = {}
 
     def delegate(self, way: str, t: TypeExpr) -> Plan:
         reference = self.reference
@@ -99,17 +99,25 @@ class _Compiler:
         self.plans[(way, t)] = built
         return built
 
-    def default_of(self, t: TypeExpr) -> Any:
-        """One default instance of ``t`` (``Slow`` where the reference reports that none can
-        be made)."""
-        if t not in self.defaults:
-            registry = self.registry
-            known = t.kind != "class" or t.name in registry.classes
-            self.defaults[t] = registry.create(t) if known and registry.can_create(t) else Slow
-        made = self.defaults[t]
-        if made is Slow:
-            raise Slow
-        return made
+    def default_of(self, t: TypeExpr) -> Callable[[], Any]:
+        """A function giving one default instance of ``t``, made on first use (``Slow`` where
+        the reference reports that none can be made)."""
+        found = self.defaults.get(t)
+        if found is not None:
+            return found
+        registry = self.registry
+        made: list[Any] = []
+        creatable = self.known(t) and registry.can_create(t)
+
+        def default() -> Any:
+            if not made:
+                if not creatable:
+                    raise Slow
+                made.append(registry.create(t))
+            return made[0]
+
+        self.defaults[t] = default
+        return default
 
     def known(self, t: TypeExpr) -> bool:
         registry = self.registry
@@ -134,13 +142,13 @@ class _Compiler:
             return exact
         if not self.known(t):
             return self.delegate("call", t)
-        inner, keep = self.class_data(t), self.keep
+        inner, keep, default_of = self.class_data(t), self.keep, self.default_of(t)
 
         def plan(value: Any, default: Any, depth: int) -> tuple[Any, int]:
             if depth >= _LIMIT:
                 raise Slow
             if default is NO_DEFAULT and not keep:
-                default = self.default_of(t)
+                default = default_of()
             out, code = inner(value, default, depth + 1)
             return out, combine(_WRITE, code)
 
@@ -266,7 +274,7 @@ class _Compiler:
             known = self.known(t)
             typed = self.class_plan(t, info, True) if info is not None else _slow_plan
             found = _Target(t, self.class_data(t), typed, known,
-                            known and registry.can_create(t), None)
+                            known and registry.can_create(t), self.default_of(t))
             self.targets[t] = found
         return found
 
@@ -310,7 +318,7 @@ class _Compiler:
             elif keep:
                 element_default = NO_DEFAULT
             elif actual.creatable:
-                element_default = self.default_of(actual.type)
+                element_default = actual.default()
             else:
                 raise Slow
             return (actual.typed if store_type else actual.plain)(value, element_default,
@@ -326,7 +334,7 @@ class _Compiler:
             return self.pointer(t.args[0]), _no_default
         if self.keep:
             return self.call(t), _no_default
-        return self.call(t), lambda: self.default_of(t)
+        return self.call(t), self.default_of(t)
 
     def seq_plan(self, t: TypeExpr) -> Plan:
         slow, keep = self.delegate("class_data", t), self.keep
@@ -357,6 +365,8 @@ class _Compiler:
         raw = value_type.kind == "pointer" and value_type.flavor == "raw"
         store_value = self.pointer(value_type.args[0]) if raw else self.call(value_type)
         ordered = not t.flavor.startswith("unordered")
+        key_default_of = self.default_of(key_type)
+        value_default_of = _no_default if raw else self.default_of(value_type)
 
         def plan(value: Any, default: Any, depth: int) -> tuple[Any, int]:
             if type(value) is not dict:
@@ -369,31 +379,29 @@ class _Compiler:
                     pairs.sort(key=_first)
                 except TypeError:
                     return slow(value, default, depth)
-            if keep:
-                key_default: Any = NO_DEFAULT
-                value_default: Any = NO_DEFAULT
-            else:
-                key_default = self.default_of(key_type)
-                value_default = NO_DEFAULT if raw else self.default_of(value_type)
+            key_default = NO_DEFAULT if keep else key_default_of()
+            value_default = NO_DEFAULT if keep else value_default_of()
             items: list[tuple[str, Any]] = []
-            result, deeper = _WRITE, depth + 2
+            result, deeper, unnamed = _WRITE, depth + 2, 0
             for key, item in pairs:
                 stored_key, key_code = store_key(key, key_default, deeper)
                 stored, value_code = store_value(item, value_default, deeper)
                 code = combine(combine(_WRITE, key_code), value_code)
-                if keep or code >> 16 not in _OMITTED:
-                    items.append(("{}" if stored_key == {} else stored_key, stored))
-                else:
-                    items.append(("{}", {}))
-                result = combine(result, combine(_WRITE, code))
+                if not keep and code >> 16 in _OMITTED:
+                    stored_key, stored = {}, {}
+                if type(stored_key) is not str:
+                    stored_key, unnamed = "{}", unnamed + 1
+                items.append((stored_key, stored))
+                result = combine(result, code)
             if not result >> 16:
                 return ([], _WRITE_OK) if keep else ({}, result)
             if not keep:
                 result = combine(result, _WRITE_OK)
             if not ordered:
                 items.sort(key=functools.cmp_to_key(by_compare))
-            names = {name for name, _ in items}
-            return (dict(items) if len(names) == len(items) else JsonPairs(items)), result
+            if unnamed and (unnamed > 1 or "{}" in value):
+                return JsonPairs(items), result
+            return dict(items), result
 
         return plan
 

@@ -166,7 +166,7 @@ def _planned(t: TypeExpr, value: Any, registry: Registry) -> tuple[Any, Result] 
         return None
     plan = plan_for(registry, t, partial(_reference, registry))
     try:
-        with recursion_room(MAX_DEPTH * 8):
+        with recursion_room(MAX_DEPTH * 8), _plans.gc_paused():
             loaded, code = plan(registry.create(t), value, 1, False)
     except _plans.Slow:
         return None

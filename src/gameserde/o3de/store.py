@@ -162,7 +162,7 @@ def store(value: Any, type: str | TypeExpr | None = None, *, registry: Registry,
     if _plans.ENABLED and reporter is None and (value is not None or t.kind == "pointer"):
         plan = plan_for(registry, t, keep_defaults, partial(_reference, registry, keep_defaults))
         try:
-            with recursion_room(MAX_DEPTH * 8):
+            with recursion_room(MAX_DEPTH * 8), _plans.gc_paused():
                 out, packed = plan(value, default, 0)
         except _plans.Slow:
             pass
