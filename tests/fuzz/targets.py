@@ -979,6 +979,24 @@ def o3de_json_text(body: bytes) -> bytes:
     return "".join(out).encode()
 
 
+def o3de_both_ways(what: str, run: Callable[[], Any]) -> tuple[str, Any]:
+    """An ``o3de.load``/``o3de.store`` run with the compiled plans and again with the reference
+    alone: the outcomes must be the same (values and results by their repr, which tells NaN
+    and -0.0 apart); the plans' outcome."""
+    from gameserde.o3de import _plans
+
+    _plans.ENABLED = False
+    try:
+        reference = outcome(what, run)
+    finally:
+        _plans.ENABLED = True
+    planned = outcome(what, run)
+    if planned[0] != reference[0] or repr(planned[1]) != repr(reference[1]):
+        raise Finding("accel-mismatch", f"{what}: the plans give {planned[1]!r:.200}, the "
+                      f"reference {reference[1]!r:.200}", f"o3de plans differ {what}")
+    return planned
+
+
 def o3de_typed(data: bytes) -> tuple[Any, Any, int] | None:
     """The input as JSON (byte 0 bit 7: the text :func:`o3de_json_text` makes of the bytes,
     else the bytes as they are) loaded as the type byte 0's bits 0-5 pick from
@@ -993,8 +1011,8 @@ def o3de_typed(data: bytes) -> tuple[Any, Any, int] | None:
     if kind != "ok":
         return None
     t = o3de_registry().resolve(O3DE_TYPES[(data[0] & 63) % len(O3DE_TYPES)])
-    kind, loaded = outcome(f"o3de.load {t}", lambda: o3de.load(t, parsed,
-                                                               registry=o3de_registry()))
+    kind, loaded = o3de_both_ways(f"o3de.load {t}", lambda: o3de.load(
+        t, parsed, registry=o3de_registry()))
     if kind != "ok":
         return None
     value, result = loaded
@@ -1012,8 +1030,8 @@ def o3de_store_text(t: Any, value: Any, size: int, keep_defaults: bool) -> Any:
     from gameserde.o3de.text import MAX_DEPTH
 
     what = f"o3de.store {t} keep_defaults={keep_defaults}"
-    kind, stored = outcome(what, lambda: o3de.store(value, t, registry=o3de_registry(),
-                                                    keep_defaults=keep_defaults))
+    kind, stored = o3de_both_ways(what, lambda: o3de.store(value, t, registry=o3de_registry(),
+                                                           keep_defaults=keep_defaults))
     if kind != "ok":
         raise Finding("invariant", f"{what} of a loaded value failed: {stored}",
                       f"o3de.store of load fails {stored.split(':')[0]}")
