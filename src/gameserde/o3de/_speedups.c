@@ -1,26 +1,17 @@
 /*
- * Optional C twin of the O3DE JSON text layer (gameserde.o3de.text: parse and write).
+ * Optional C twin of the O3DE JSON text layer (gameserde/o3de/text.py), loaded by _accel.py.
  *
- * The pure-Python text.parse and text.write are the reference; this module only makes the
- * common case fast and must give exactly the same values and text.  parse(text,
- * trailing_commas, JsonObject) reads str or bytes into the values text.parse returns (a
- * JsonObject, the class passed in, for an object that repeats a member name); write(value,
- * JsonObject, Mapping) gives the text text.write gives.  Whenever anything is not the common
- * case -- any syntax error, invalid UTF-8 in bytes input (also in comments or after a NUL),
- * a \u escape of half a surrogate pair, a number rapidjson refuses, nesting past MAX_DEPTH;
- * in writing NaN, infinities, integers outside int64 and uint64, lone surrogates, names that
- * are not str, subclasses of str, int, float, list or tuple, values of unknown types --
- * parse returns NotImplemented and write returns None, and the reference runs over the whole
- * input, which gives the result or raises the exact error.  So this file never formats an
- * error.
- *
- * Numbers are ported from gameserde/o3de/_numbers.py: read_integer and read_double
- * (rapidjson 1.1's normal-precision reading, not always correctly rounded) and double_text
- * (Grisu2 and Prettify).  The double arithmetic must be plain IEEE: no fused multiply-add.
- *
- * Safety: every read is checked against the end of the input; C recursion is bounded by
- * MAX_DEPTH; time is linear in the input (a number's digits past what matters are skipped
- * once).
+ * The pure-Python text.parse and text.write are the reference: this module only makes the
+ * common case fast and gives exactly the same values and text.  parse(text, trailing_commas,
+ * JsonObject) reads str or bytes; write(value, JsonObject, Mapping) writes PrettyWriter text.
+ * On anything but the common case (any syntax error, invalid UTF-8 or a lone surrogate, a
+ * number rapidjson refuses, nesting past MAX_DEPTH, NaN, an integer out of range, a value of
+ * another type, subclasses included) parse returns NotImplemented and write None, and the
+ * reference runs over the whole input, giving the result or the exact error.  So this file
+ * never formats an error.  Numbers follow gameserde/o3de/_numbers.py (read_integer,
+ * read_double: rapidjson 1.1's normal precision; double_text: Grisu2, Prettify), in plain
+ * IEEE double arithmetic (no fused multiply-add).  Every read is checked against the end of
+ * the input, C recursion is bounded by MAX_DEPTH, time is linear in the input.
  */
 
 #define PY_SSIZE_T_CLEAN
@@ -44,25 +35,14 @@ static double pow10_table[309]; /* the doubles nearest to 1e0 .. 1e308 */
  * Reading numbers (_numbers.read_integer, read_double) */
 
 typedef struct {
-    int minus, has_frac, has_exp, exp_minus;
-    const char *start, *end;      /* the token */
-    const char *whole, *whole_end;
-    const char *frac, *frac_end;
-    const char *exp, *exp_end;
+    int minus, exp_minus;
+    const char *start, *end; /* the token */
+    const char *whole, *whole_end, *frac, *frac_end, *exp, *exp_end; /* frac, exp: or NULL */
 } Number;
 
 #define DIGIT(c) ((unsigned)((c) - '0'))
 #define MAX_SAFE ((UINT64_C(1) << 53) - 1)
 #define BIG_LIMIT 1.7976931348623157e307 /* DBL_MAX / 10 */
-
-static double fast_path(double d, int64_t p)
-{
-    if (p < -308)
-        return 0.0;
-    if (p >= 0)
-        return d * pow10_table[p];
-    return d / pow10_table[-p];
-}
 
 /* read_double: 0 with *out set, or -1 where rapidjson refuses the number */
 static int read_double(const Number *n, double *out)
@@ -73,7 +53,7 @@ static int read_double(const Number *n, double *out)
     int exact = 1; /* the integer part stayed in 64 bits (Python's d is None) */
     double d = 0.0;
 
-    if (n->end - n->start <= 16 && !n->has_exp && n->has_frac) {
+    if (n->end - n->start <= 16 && n->exp == NULL && n->frac != NULL) {
         /* at most 15 digits over 10^k, k <= 15: both exact, one correctly rounded division */
         uint64_t m = 0;
         for (s = n->whole; s < n->whole_end; s++)
@@ -84,12 +64,8 @@ static int read_double(const Number *n, double *out)
         *out = n->minus ? -d : d;
         return 0;
     }
-    for (s = n->whole; s < n->whole_end; s++) {
-        unsigned dig = DIGIT(*s);
-        if (i64 > (limit - dig) / 10)
-            break;
-        i64 = i64 * 10 + dig;
-    }
+    for (s = n->whole; s < n->whole_end && i64 <= (limit - DIGIT(*s)) / 10; s++)
+        i64 = i64 * 10 + DIGIT(*s);
     significant = (s - n->whole) - 1;
     if (s < n->whole_end) {
         exact = 0;
@@ -100,7 +76,7 @@ static int read_double(const Number *n, double *out)
             d = d * 10 + DIGIT(*s);
         }
     }
-    if (n->has_frac) {
+    if (n->frac != NULL) {
         s = n->frac;
         if (exact) {
             if (i64 == 0)
@@ -125,7 +101,7 @@ static int read_double(const Number *n, double *out)
     }
     if (exact)
         d = (double)i64;
-    if (n->has_exp) {
+    if (n->exp != NULL) {
         s = n->exp;
         while (s < n->exp_end && *s == '0')
             s++;
@@ -149,7 +125,11 @@ static int read_double(const Number *n, double *out)
     p = exp + exp_frac;
     if (p > 308)
         return -1;
-    d = p < -308 ? fast_path(fast_path(d, -308), p + 308) : fast_path(d, p);
+    if (p < -308) { /* StrtodNormalPrecision: two steps */
+        d /= pow10_table[308];
+        p += 308;
+    }
+    d = p < -308 ? 0.0 : p >= 0 ? d * pow10_table[p] : d / pow10_table[-p];
     if (!isfinite(d))
         return -1;
     *out = n->minus ? -d : d;
@@ -160,23 +140,15 @@ static int read_double(const Number *n, double *out)
 static PyObject *number_value(const Number *n)
 {
     double d;
-    Py_ssize_t digits = n->whole_end - n->whole;
 
-    if (!n->has_frac && !n->has_exp && digits <= 20) {
+    if (n->frac == NULL && n->exp == NULL && n->whole_end - n->whole <= 20) {
         uint64_t v = 0;
-        const char *s;
-        int fits = 1;
-        for (s = n->whole; s < n->whole_end; s++) {
-            unsigned dig = DIGIT(*s);
-            if (v > (UINT64_MAX - dig) / 10) {
-                fits = 0;
-                break;
-            }
-            v = v * 10 + dig;
-        }
-        if (fits && !n->minus)
+        const char *s = n->whole;
+        for (; s < n->whole_end && v <= (UINT64_MAX - DIGIT(*s)) / 10; s++)
+            v = v * 10 + DIGIT(*s);
+        if (s == n->whole_end && !n->minus)
             return PyLong_FromUnsignedLongLong(v);
-        if (fits && v <= (UINT64_C(1) << 63))
+        if (s == n->whole_end && v <= (UINT64_C(1) << 63))
             return PyLong_FromLongLong(v == (UINT64_C(1) << 63) ? INT64_MIN : -(int64_t)v);
     }
     if (read_double(n, &d) < 0)
@@ -187,36 +159,30 @@ static PyObject *number_value(const Number *n)
 /* ------------------------------------------------------------------------------------------
  * Writing doubles (_numbers.double_text: Grisu2, then Prettify) */
 
-static const struct { uint64_t f; int e; } cached_powers[87] = {
-    {0xfa8fd5a0081c0288ull, -1220}, {0xbaaee17fa23ebf76ull, -1193}, {0x8b16fb203055ac76ull, -1166},
-    {0xcf42894a5dce35eaull, -1140}, {0x9a6bb0aa55653b2dull, -1113}, {0xe61acf033d1a45dfull, -1087},
-    {0xab70fe17c79ac6caull, -1060}, {0xff77b1fcbebcdc4full, -1034}, {0xbe5691ef416bd60cull, -1007},
-    {0x8dd01fad907ffc3cull, -980}, {0xd3515c2831559a83ull, -954}, {0x9d71ac8fada6c9b5ull, -927},
-    {0xea9c227723ee8bcbull, -901}, {0xaecc49914078536dull, -874}, {0x823c12795db6ce57ull, -847},
-    {0xc21094364dfb5637ull, -821}, {0x9096ea6f3848984full, -794}, {0xd77485cb25823ac7ull, -768},
-    {0xa086cfcd97bf97f4ull, -741}, {0xef340a98172aace5ull, -715}, {0xb23867fb2a35b28eull, -688},
-    {0x84c8d4dfd2c63f3bull, -661}, {0xc5dd44271ad3cdbaull, -635}, {0x936b9fcebb25c996ull, -608},
-    {0xdbac6c247d62a584ull, -582}, {0xa3ab66580d5fdaf6ull, -555}, {0xf3e2f893dec3f126ull, -529},
-    {0xb5b5ada8aaff80b8ull, -502}, {0x87625f056c7c4a8bull, -475}, {0xc9bcff6034c13053ull, -449},
-    {0x964e858c91ba2655ull, -422}, {0xdff9772470297ebdull, -396}, {0xa6dfbd9fb8e5b88full, -369},
-    {0xf8a95fcf88747d94ull, -343}, {0xb94470938fa89bcfull, -316}, {0x8a08f0f8bf0f156bull, -289},
-    {0xcdb02555653131b6ull, -263}, {0x993fe2c6d07b7facull, -236}, {0xe45c10c42a2b3b06ull, -210},
-    {0xaa242499697392d3ull, -183}, {0xfd87b5f28300ca0eull, -157}, {0xbce5086492111aebull, -130},
-    {0x8cbccc096f5088ccull, -103}, {0xd1b71758e219652cull, -77}, {0x9c40000000000000ull, -50},
-    {0xe8d4a51000000000ull, -24}, {0xad78ebc5ac620000ull, 3}, {0x813f3978f8940984ull, 30},
-    {0xc097ce7bc90715b3ull, 56}, {0x8f7e32ce7bea5c70ull, 83}, {0xd5d238a4abe98068ull, 109},
-    {0x9f4f2726179a2245ull, 136}, {0xed63a231d4c4fb27ull, 162}, {0xb0de65388cc8ada8ull, 189},
-    {0x83c7088e1aab65dbull, 216}, {0xc45d1df942711d9aull, 242}, {0x924d692ca61be758ull, 269},
-    {0xda01ee641a708deaull, 295}, {0xa26da3999aef774aull, 322}, {0xf209787bb47d6b85ull, 348},
-    {0xb454e4a179dd1877ull, 375}, {0x865b86925b9bc5c2ull, 402}, {0xc83553c5c8965d3dull, 428},
-    {0x952ab45cfa97a0b3ull, 455}, {0xde469fbd99a05fe3ull, 481}, {0xa59bc234db398c25ull, 508},
-    {0xf6c69a72a3989f5cull, 534}, {0xb7dcbf5354e9beceull, 561}, {0x88fcf317f22241e2ull, 588},
-    {0xcc20ce9bd35c78a5ull, 614}, {0x98165af37b2153dfull, 641}, {0xe2a0b5dc971f303aull, 667},
-    {0xa8d9d1535ce3b396ull, 694}, {0xfb9b7cd9a4a7443cull, 720}, {0xbb764c4ca7a44410ull, 747},
-    {0x8bab8eefb6409c1aull, 774}, {0xd01fef10a657842cull, 800}, {0x9b10a4e5e9913129ull, 827},
-    {0xe7109bfba19c0c9dull, 853}, {0xac2820d9623bf429ull, 880}, {0x80444b5e7aa7cf85ull, 907},
-    {0xbf21e44003acdd2dull, 933}, {0x8e679c2f5e44ff8full, 960}, {0xd433179d9c8cb841ull, 986},
-    {0x9e19db92b4e31ba9ull, 1013}, {0xeb96bf6ebadf77d9ull, 1039}, {0xaf87023b9bf0ee6bull, 1066},
+/* the significands of 10^(8i - 348) (rounded to nearest), binary exponent in floor_shift */
+static const uint64_t cached_powers[87] = {
+    0xfa8fd5a0081c0288, 0xbaaee17fa23ebf76, 0x8b16fb203055ac76, 0xcf42894a5dce35ea,
+    0x9a6bb0aa55653b2d, 0xe61acf033d1a45df, 0xab70fe17c79ac6ca, 0xff77b1fcbebcdc4f,
+    0xbe5691ef416bd60c, 0x8dd01fad907ffc3c, 0xd3515c2831559a83, 0x9d71ac8fada6c9b5,
+    0xea9c227723ee8bcb, 0xaecc49914078536d, 0x823c12795db6ce57, 0xc21094364dfb5637,
+    0x9096ea6f3848984f, 0xd77485cb25823ac7, 0xa086cfcd97bf97f4, 0xef340a98172aace5,
+    0xb23867fb2a35b28e, 0x84c8d4dfd2c63f3b, 0xc5dd44271ad3cdba, 0x936b9fcebb25c996,
+    0xdbac6c247d62a584, 0xa3ab66580d5fdaf6, 0xf3e2f893dec3f126, 0xb5b5ada8aaff80b8,
+    0x87625f056c7c4a8b, 0xc9bcff6034c13053, 0x964e858c91ba2655, 0xdff9772470297ebd,
+    0xa6dfbd9fb8e5b88f, 0xf8a95fcf88747d94, 0xb94470938fa89bcf, 0x8a08f0f8bf0f156b,
+    0xcdb02555653131b6, 0x993fe2c6d07b7fac, 0xe45c10c42a2b3b06, 0xaa242499697392d3,
+    0xfd87b5f28300ca0e, 0xbce5086492111aeb, 0x8cbccc096f5088cc, 0xd1b71758e219652c,
+    0x9c40000000000000, 0xe8d4a51000000000, 0xad78ebc5ac620000, 0x813f3978f8940984,
+    0xc097ce7bc90715b3, 0x8f7e32ce7bea5c70, 0xd5d238a4abe98068, 0x9f4f2726179a2245,
+    0xed63a231d4c4fb27, 0xb0de65388cc8ada8, 0x83c7088e1aab65db, 0xc45d1df942711d9a,
+    0x924d692ca61be758, 0xda01ee641a708dea, 0xa26da3999aef774a, 0xf209787bb47d6b85,
+    0xb454e4a179dd1877, 0x865b86925b9bc5c2, 0xc83553c5c8965d3d, 0x952ab45cfa97a0b3,
+    0xde469fbd99a05fe3, 0xa59bc234db398c25, 0xf6c69a72a3989f5c, 0xb7dcbf5354e9bece,
+    0x88fcf317f22241e2, 0xcc20ce9bd35c78a5, 0x98165af37b2153df, 0xe2a0b5dc971f303a,
+    0xa8d9d1535ce3b396, 0xfb9b7cd9a4a7443c, 0xbb764c4ca7a44410, 0x8bab8eefb6409c1a,
+    0xd01fef10a657842c, 0x9b10a4e5e9913129, 0xe7109bfba19c0c9d, 0xac2820d9623bf429,
+    0x80444b5e7aa7cf85, 0xbf21e44003acdd2d, 0x8e679c2f5e44ff8f, 0xd433179d9c8cb841,
+    0x9e19db92b4e31ba9, 0xeb96bf6ebadf77d9, 0xaf87023b9bf0ee6b,
 };
 
 static const uint32_t pow10_int[10] = {
@@ -230,6 +196,12 @@ static uint64_t multiply(uint64_t a, uint64_t b)
     uint64_t mid = (ll >> 32) + (hl & 0xFFFFFFFFu) + (lh & 0xFFFFFFFFu);
     uint64_t high = a_hi * b_hi + (hl >> 32) + (lh >> 32) + (mid >> 32);
     return high + ((mid >> 31) & 1); /* bit 63 of the product is bit 31 of mid */
+}
+
+/* t >> bits, rounded down also for a negative t */
+static int floor_shift(int64_t t, int bits)
+{
+    return (int)(t >= 0 ? t >> bits : -((-t + ((int64_t)1 << bits) - 1) >> bits));
 }
 
 static int bit_length(uint64_t v)
@@ -257,10 +229,9 @@ static void grisu_round(char *buf, int len, uint64_t delta, uint64_t rest, uint6
    double; -1 for a case the port does not expect (the reference decides) */
 static int grisu2(double value, char *buf, int *length, int *k_out)
 {
-    uint64_t bits, f, pf, mf, cf, wf, wpf, wmf, delta, one_f, wp_w, p2;
+    uint64_t bits, f, pf, mf, cf, wf, wpf, wmf, delta, one_f, wp_w, p2, rest;
     uint32_t p1;
-    int e, pe, me, shift, k, big_k, kappa, len = 0, one_shift;
-    int64_t t;
+    int e, pe, me, shift, k, big_k, kappa, len = 0, one_shift, integral;
 
     memcpy(&bits, &value, 8);
     f = bits & ((UINT64_C(1) << 52) - 1);
@@ -286,22 +257,21 @@ static int grisu2(double value, char *buf, int *length, int *k_out)
     if (me - pe < 0 || me - pe > 63 || ((mf << (me - pe)) >> (me - pe)) != mf)
         return -1;
     mf <<= me - pe;
-    t = (int64_t)(61 + pe) * 78913;
-    k = 355 - (int)(t >= 0 ? t >> 18 : -((-t + (1 << 18) - 1) >> 18));
+    k = 355 - floor_shift((int64_t)(61 + pe) * 78913, 18);
     if (k < 0 || k / 8 >= 87)
         return -1;
     big_k = 348 - (k & ~7);
-    cf = cached_powers[k / 8].f;
+    cf = cached_powers[k / 8];
     shift = 64 - bit_length(f);
     wf = multiply(f << shift, cf);
     wpf = multiply(pf, cf);
-    one_shift = -(pe + cached_powers[k / 8].e + 64);
+    one_shift = -(pe + floor_shift((int64_t)(k / 8 * 8 - 348) * 1741647, 19) - 63 + 64);
     wmf = multiply(mf, cf) + 1;
     if (wpf == 0 || wpf - 1 < wmf || one_shift <= 0 || one_shift >= 64)
         return -1;
     wpf -= 1;
     delta = wpf - wmf;
-    /* DigitGen */
+    /* DigitGen: the digits of the integral part (p1), then of the fraction (p2) */
     one_f = UINT64_C(1) << one_shift;
     wp_w = wpf - wf;
     p1 = (uint32_t)((wpf >> one_shift) & 0xFFFFFFFFu);
@@ -309,45 +279,35 @@ static int grisu2(double value, char *buf, int *length, int *k_out)
     kappa = 1;
     while (kappa < 9 && p1 >= pow10_int[kappa])
         kappa++;
-    while (kappa > 0) {
-        uint32_t d = p1 / pow10_int[kappa - 1];
-        uint64_t tmp;
-        p1 %= pow10_int[kappa - 1];
-        if (d > 9 || len >= 23)
-            return -1;
-        if (d || len)
-            buf[len++] = (char)('0' + d);
-        kappa--;
-        tmp = ((uint64_t)p1 << one_shift) + p2;
-        if (tmp <= delta) {
-            if (len == 0)
-                return -1;
-            grisu_round(buf, len, delta, tmp, (uint64_t)pow10_int[kappa] << one_shift, wp_w);
-            *length = len;
-            *k_out = big_k + kappa;
-            return 0;
-        }
-    }
-    for (;;) {
+    do {
         uint64_t d;
-        p2 *= 10;
-        delta *= 10;
-        d = p2 >> one_shift;
+        integral = kappa > 0;
+        if (integral) {
+            d = p1 / pow10_int[kappa - 1];
+            p1 %= pow10_int[kappa - 1];
+        }
+        else {
+            p2 *= 10;
+            delta *= 10;
+            d = p2 >> one_shift;
+            p2 &= one_f - 1;
+        }
         if (d > 9 || len >= 23 || kappa < -40)
             return -1;
         if (d || len)
             buf[len++] = (char)('0' + d);
-        p2 &= one_f - 1;
         kappa--;
-        if (p2 < delta) {
-            if (len == 0)
-                return -1;
-            grisu_round(buf, len, delta, p2, one_f, -kappa < 9 ? wp_w * pow10_int[-kappa] : 0);
-            *length = len;
-            *k_out = big_k + kappa;
-            return 0;
-        }
-    }
+        rest = integral ? ((uint64_t)p1 << one_shift) + p2 : p2;
+    } while (integral ? rest > delta : rest >= delta);
+    if (len == 0)
+        return -1;
+    if (integral)
+        grisu_round(buf, len, delta, rest, (uint64_t)pow10_int[kappa] << one_shift, wp_w);
+    else
+        grisu_round(buf, len, delta, rest, one_f, -kappa < 9 ? wp_w * pow10_int[-kappa] : 0);
+    *length = len;
+    *k_out = big_k + kappa;
+    return 0;
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -375,6 +335,8 @@ static int reserve(Writer *w, Py_ssize_t n)
 
 static int put(Writer *w, const char *s, Py_ssize_t n)
 {
+    if (n == 0)
+        return 0;
     if (reserve(w, n) < 0)
         return -1;
     memcpy(w->buf + w->len, s, n);
@@ -407,11 +369,13 @@ static int put_unsigned(Writer *w, uint64_t v, int minus)
     return put(w, tmp + i, 24 - i);
 }
 
+#define ZEROS "000000000000000000000" /* at most 21 in Prettify */
+
 /* _numbers.double_text */
 static int put_double(Writer *w, double value)
 {
-    char digits[24], out[48];
-    int length, k, kk, n = 0, i;
+    char digits[24], out[64];
+    int length, k, kk, n = 0;
 
     if (!isfinite(value))
         return -1;
@@ -421,47 +385,26 @@ static int put_double(Writer *w, double value)
         out[n++] = '-';
         value = -value;
     }
-    if (value < 9007199254740992.0 && value == floor(value)) {
-        if (put(w, out, n) < 0 || put_unsigned(w, (uint64_t)value, 0) < 0)
-            return -1;
-        return put(w, ".0", 2);
-    }
+    if (value < 9007199254740992.0 && value == floor(value))
+        return put_unsigned(w, (uint64_t)value, n) < 0 ? -1 : put(w, ".0", 2);
     if (grisu2(value, digits, &length, &k) < 0)
         return -1;
     kk = length + k; /* Prettify */
-    if (k >= 0 && kk <= 21) {
-        memcpy(out + n, digits, length);
-        n += length;
-        for (i = 0; i < k; i++)
-            out[n++] = '0';
-        out[n++] = '.';
-        out[n++] = '0';
-        return put(w, out, n);
-    }
-    if (0 < kk && kk <= 21) {
-        memcpy(out + n, digits, kk);
-        n += kk;
-        out[n++] = '.';
-        memcpy(out + n, digits + kk, length - kk);
-        return put(w, out, n + length - kk);
-    }
-    if (-6 < kk && kk <= 0) {
-        out[n++] = '0';
-        out[n++] = '.';
-        for (i = 0; i < -kk; i++)
-            out[n++] = '0';
-        memcpy(out + n, digits, length);
-        return put(w, out, n + length);
-    }
-    out[n++] = digits[0];
-    if (length > 1) {
-        out[n++] = '.';
-        memcpy(out + n, digits + 1, length - 1);
-        n += length - 1;
-    }
-    n += snprintf(out + n, sizeof out - n, "e%d", kk - 1);
+    if (k >= 0 && kk <= 21)
+        n += snprintf(out + n, sizeof out - n, "%.*s%.*s.0", length, digits, k, ZEROS);
+    else if (0 < kk && kk <= 21)
+        n += snprintf(out + n, sizeof out - n, "%.*s.%.*s", kk, digits, length - kk, digits + kk);
+    else if (-6 < kk && kk <= 0)
+        n += snprintf(out + n, sizeof out - n, "0.%.*s%.*s", -kk, ZEROS, length, digits);
+    else if (length == 1)
+        n += snprintf(out + n, sizeof out - n, "%ce%d", digits[0], kk - 1);
+    else
+        n += snprintf(out + n, sizeof out - n, "%c.%.*se%d", digits[0], length - 1, digits + 1,
+                      kk - 1);
     return put(w, out, n);
 }
+
+#define SHORT_ESCAPES "\"\"\\\\\nn\rr\tt\bb\ff" /* each character, then its escape's letter */
 
 /* text._string: json's escaping with upper-case \u00XX */
 static int put_string(Writer *w, PyObject *s)
@@ -470,6 +413,10 @@ static int put_string(Writer *w, PyObject *s)
     const unsigned char *p, *end, *run;
     Py_ssize_t size;
 
+#if PY_VERSION_HEX < 0x030C0000
+    if (PyUnicode_READY(s) < 0)
+        return -1;
+#endif
     if (PyUnicode_IS_ASCII(s)) {
         p = PyUnicode_1BYTE_DATA(s);
         size = PyUnicode_GET_LENGTH(s);
@@ -486,30 +433,13 @@ static int put_string(Writer *w, PyObject *s)
     w->buf[w->len++] = '"';
     for (run = p; p < end; p++) {
         unsigned char c = *p;
-        char esc[6];
-        int n = 2;
         if (c >= 0x20 && c != '"' && c != '\\')
             continue;
-        if (put(w, (const char *)run, p - run) < 0)
+        const char *pair = c ? strchr(SHORT_ESCAPES, c) : NULL;
+        char esc[6] = {'\\', pair ? pair[1] : 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+        if (put(w, (const char *)run, p - run) < 0 || put(w, esc, pair ? 2 : 6) < 0)
             return -1;
         run = p + 1;
-        esc[0] = '\\';
-        switch (c) {
-        case '"': esc[1] = '"'; break;
-        case '\\': esc[1] = '\\'; break;
-        case '\n': esc[1] = 'n'; break;
-        case '\r': esc[1] = 'r'; break;
-        case '\t': esc[1] = 't'; break;
-        case '\b': esc[1] = 'b'; break;
-        case '\f': esc[1] = 'f'; break;
-        default:
-            memcpy(esc + 1, "u00", 3);
-            esc[4] = hex[c >> 4];
-            esc[5] = hex[c & 15];
-            n = 6;
-        }
-        if (put(w, esc, n) < 0)
-            return -1;
     }
     if (put(w, (const char *)run, p - run) < 0)
         return -1;
@@ -518,102 +448,60 @@ static int put_string(Writer *w, PyObject *s)
 
 static int write_value(Writer *w, PyObject *v, int depth);
 
-/* the members of an object: (name, value) pairs, each an exact str and a value */
-static int write_members(Writer *w, PyObject *pairs, int depth)
+/* the elements of an array (a list or tuple), or the members of an object (a list of
+   (name, value) tuples, each name an exact str) */
+static int write_items(Writer *w, PyObject *items, int object, int depth)
 {
+    const char *brackets = object ? "{}" : "[]";
     Py_ssize_t i;
 
-    if (!PyList_CheckExact(pairs))
+    if (PySequence_Fast_GET_SIZE(items) == 0)
+        return put(w, brackets, 2);
+    if (depth >= MAX_DEPTH || put(w, brackets, 1) < 0)
         return -1;
-    if (PyList_GET_SIZE(pairs) == 0)
-        return put(w, "{}", 2);
-    if (depth >= MAX_DEPTH || put(w, "{", 1) < 0)
-        return -1;
-    for (i = 0; i < PyList_GET_SIZE(pairs); i++) {
-        PyObject *pair = PyList_GET_ITEM(pairs, i);
+    for (i = 0; i < PySequence_Fast_GET_SIZE(items); i++) {
+        PyObject *item = PySequence_Fast_GET_ITEM(items, i), *value = item;
         int r;
-        if (!PyTuple_CheckExact(pair) || PyTuple_GET_SIZE(pair) != 2
-                || !PyUnicode_CheckExact(PyTuple_GET_ITEM(pair, 0)))
-            return -1;
-        Py_INCREF(pair);
+        if (object) {
+            if (!PyTuple_CheckExact(item) || PyTuple_GET_SIZE(item) != 2
+                    || !PyUnicode_CheckExact(PyTuple_GET_ITEM(item, 0)))
+                return -1;
+            value = PyTuple_GET_ITEM(item, 1);
+        }
+        Py_INCREF(item);
         r = newline(w, ",", i ? 1 : 0, depth + 1) < 0
-            || put_string(w, PyTuple_GET_ITEM(pair, 0)) < 0 || put(w, ": ", 2) < 0
-            || write_value(w, PyTuple_GET_ITEM(pair, 1), depth + 1) < 0;
-        Py_DECREF(pair);
-        if (r)
-            return -1;
-    }
-    if (newline(w, "", 0, depth) < 0)
-        return -1;
-    return put(w, "}", 1);
-}
-
-static int write_dict(Writer *w, PyObject *v, int depth)
-{
-    Py_ssize_t pos = 0, n = 0;
-    PyObject *name, *item;
-
-    if (PyDict_GET_SIZE(v) == 0)
-        return put(w, "{}", 2);
-    if (depth >= MAX_DEPTH || put(w, "{", 1) < 0)
-        return -1;
-    while (PyDict_Next(v, &pos, &name, &item)) {
-        int r;
-        if (!PyUnicode_CheckExact(name))
-            return -1;
-        Py_INCREF(name);
-        Py_INCREF(item);
-        r = newline(w, ",", n++ ? 1 : 0, depth + 1) < 0 || put_string(w, name) < 0
-            || put(w, ": ", 2) < 0 || write_value(w, item, depth + 1) < 0;
-        Py_DECREF(name);
+            || (object && (put_string(w, PyTuple_GET_ITEM(item, 0)) < 0 || put(w, ": ", 2) < 0))
+            || write_value(w, value, depth + 1) < 0;
         Py_DECREF(item);
         if (r)
             return -1;
     }
     if (newline(w, "", 0, depth) < 0)
         return -1;
-    return put(w, "}", 1);
+    return put(w, brackets + 1, 1);
 }
 
-static int write_array(Writer *w, PyObject *v, int depth)
-{
-    Py_ssize_t i;
-
-    if (PySequence_Fast_GET_SIZE(v) == 0)
-        return put(w, "[]", 2);
-    if (depth >= MAX_DEPTH || put(w, "[", 1) < 0)
-        return -1;
-    for (i = 0; i < PySequence_Fast_GET_SIZE(v); i++) {
-        PyObject *item = PySequence_Fast_GET_ITEM(v, i);
-        int r;
-        Py_INCREF(item);
-        r = newline(w, ",", i ? 1 : 0, depth + 1) < 0 || write_value(w, item, depth + 1) < 0;
-        Py_DECREF(item);
-        if (r)
-            return -1;
-    }
-    if (newline(w, "", 0, depth) < 0)
-        return -1;
-    return put(w, "]", 1);
-}
-
-/* an object that is not an exact dict: a JsonObject's pairs, another mapping's items() */
-static int write_mapping(Writer *w, PyObject *v, int depth)
+/* an object: a dict's items, a JsonObject's pairs, another mapping's items() */
+static int write_object(Writer *w, PyObject *v, int depth)
 {
     PyObject *items, *pairs;
     int r;
 
-    if (PyObject_TypeCheck(v, (PyTypeObject *)w->json_object))
-        items = PyObject_GetAttrString(v, "pairs");
-    else
-        items = PyObject_CallMethod(v, "items", NULL);
-    if (items == NULL)
-        return -1;
-    pairs = PySequence_List(items);
-    Py_DECREF(items);
+    if (PyDict_CheckExact(v))
+        pairs = PyDict_Items(v);
+    else {
+        if (PyObject_TypeCheck(v, (PyTypeObject *)w->json_object))
+            items = PyObject_GetAttrString(v, "pairs");
+        else
+            items = PyObject_CallMethod(v, "items", NULL);
+        if (items == NULL)
+            return -1;
+        pairs = PySequence_List(items);
+        Py_DECREF(items);
+    }
     if (pairs == NULL)
         return -1;
-    r = write_members(w, pairs, depth);
+    r = write_items(w, pairs, 1, depth);
     Py_DECREF(pairs);
     return r;
 }
@@ -642,17 +530,12 @@ static int write_value(Writer *w, PyObject *v, int depth)
     if (PyFloat_CheckExact(v))
         return put_double(w, PyFloat_AS_DOUBLE(v));
     if (PyDict_CheckExact(v))
-        return write_dict(w, v, depth);
+        return write_object(w, v, depth);
     if (PyList_CheckExact(v) || PyTuple_CheckExact(v))
-        return write_array(w, v, depth);
+        return write_items(w, v, 0, depth);
     if (PyUnicode_Check(v) || PyLong_Check(v) || PyFloat_Check(v))
         return -1;
-    switch (PyObject_IsInstance(v, w->mapping)) {
-    case 1:
-        return write_mapping(w, v, depth);
-    default:
-        return -1;
-    }
+    return PyObject_IsInstance(v, w->mapping) == 1 ? write_object(w, v, depth) : -1;
 }
 
 static PyObject *py_write(PyObject *self, PyObject *args)
@@ -730,18 +613,13 @@ static int skip_space(Parser *ps)
 static int hex4(const char *s, unsigned *out)
 {
     unsigned v = 0;
-    int i;
-    for (i = 0; i < 4; i++) {
+    for (int i = 0; i < 4; i++) {
         char c = s[i];
-        v <<= 4;
-        if (c >= '0' && c <= '9')
-            v |= (unsigned)(c - '0');
-        else if (c >= 'a' && c <= 'f')
-            v |= (unsigned)(c - 'a' + 10);
-        else if (c >= 'A' && c <= 'F')
-            v |= (unsigned)(c - 'A' + 10);
-        else
+        int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+        if (d < 0)
             return -1;
+        v = v << 4 | (unsigned)d;
     }
     *out = v;
     return 0;
@@ -752,6 +630,7 @@ static PyObject *unescape(Parser *ps, const char *s, const char *end)
 {
     char *out;
     unsigned cp, low;
+    int n, i;
 
     if (end - s > ps->scratch_size) {
         char *grown = PyMem_Realloc(ps->scratch, end - s);
@@ -788,23 +667,11 @@ static PyObject *unescape(Parser *ps, const char *s, const char *end)
             s += 6;
             cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
         }
-        if (cp < 0x80)
-            *out++ = (char)cp;
-        else if (cp < 0x800) {
-            *out++ = (char)(0xC0 | (cp >> 6));
-            *out++ = (char)(0x80 | (cp & 0x3F));
-        }
-        else if (cp < 0x10000) {
-            *out++ = (char)(0xE0 | (cp >> 12));
-            *out++ = (char)(0x80 | ((cp >> 6) & 0x3F));
-            *out++ = (char)(0x80 | (cp & 0x3F));
-        }
-        else {
-            *out++ = (char)(0xF0 | (cp >> 18));
-            *out++ = (char)(0x80 | ((cp >> 12) & 0x3F));
-            *out++ = (char)(0x80 | ((cp >> 6) & 0x3F));
-            *out++ = (char)(0x80 | (cp & 0x3F));
-        }
+        n = cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+        for (i = n - 1; i > 0; i--, cp >>= 6)
+            out[i] = (char)(0x80 | (cp & 0x3F));
+        out[0] = (char)("\0\0\xC0\xE0\xF0"[n] | cp);
+        out += n;
     }
     return PyUnicode_DecodeUTF8(ps->scratch, out - ps->scratch, NULL);
 }
@@ -866,7 +733,6 @@ static PyObject *parse_number(Parser *ps)
         return NULL;
     n.whole_end = p;
     if (p < end && *p == '.') {
-        n.has_frac = 1;
         n.frac = ++p;
         while (p < end && DIGIT(*p) < 10)
             p++;
@@ -875,7 +741,6 @@ static PyObject *parse_number(Parser *ps)
         n.frac_end = p;
     }
     if (p < end && (*p == 'e' || *p == 'E')) {
-        n.has_exp = 1;
         p++;
         if (p < end && (*p == '+' || *p == '-'))
             n.exp_minus = *p++ == '-';
@@ -892,9 +757,38 @@ static PyObject *parse_number(Parser *ps)
 
 static PyObject *parse_value(Parser *ps, int depth);
 
+/* after an item of an array or object: 0 when another item follows (after the comma), 1
+   after the closing bracket, -1 for anything else */
+static int next_item(Parser *ps, char close)
+{
+    if (skip_space(ps) < 0 || ps->p >= ps->end)
+        return -1;
+    if (*ps->p == close) {
+        ps->p++;
+        return 1;
+    }
+    if (*ps->p++ != ',' || skip_space(ps) < 0)
+        return -1;
+    if (ps->trailing && ps->p < ps->end && *ps->p == close) {
+        ps->p++;
+        return 1;
+    }
+    return 0;
+}
+
+static PyObject *literal(Parser *ps, const char *word, PyObject *value)
+{
+    size_t n = strlen(word);
+    if ((size_t)(ps->end - ps->p) < n || memcmp(ps->p, word, n) != 0)
+        return NULL;
+    ps->p += n;
+    return Py_NewRef(value);
+}
+
 static PyObject *parse_array(Parser *ps, int depth)
 {
     PyObject *list, *item;
+    int more;
 
     if (depth > MAX_DEPTH || (list = PyList_New(0)) == NULL)
         return NULL;
@@ -905,27 +799,17 @@ static PyObject *parse_array(Parser *ps, int depth)
         ps->p++;
         return list;
     }
-    for (;;) {
+    do {
+        int r;
         if ((item = parse_value(ps, depth)) == NULL)
             goto fail;
-        if (PyList_Append(list, item) < 0) {
-            Py_DECREF(item);
-            goto fail;
-        }
+        r = PyList_Append(list, item);
         Py_DECREF(item);
-        if (skip_space(ps) < 0 || ps->p >= ps->end)
+        if (r < 0)
             goto fail;
-        if (*ps->p == ']') {
-            ps->p++;
-            return list;
-        }
-        if (*ps->p++ != ',' || skip_space(ps) < 0)
-            goto fail;
-        if (ps->trailing && ps->p < ps->end && *ps->p == ']') {
-            ps->p++;
-            return list;
-        }
-    }
+    } while ((more = next_item(ps, ']')) == 0);
+    if (more > 0)
+        return list;
 fail:
     Py_DECREF(list);
     return NULL;
@@ -935,6 +819,7 @@ fail:
 static PyObject *parse_object(Parser *ps, int depth)
 {
     PyObject *dict, *pairs = NULL, *name = NULL, *value = NULL, *out;
+    int more;
 
     if (depth > MAX_DEPTH || (dict = PyDict_New()) == NULL)
         return NULL;
@@ -945,7 +830,7 @@ static PyObject *parse_object(Parser *ps, int depth)
         ps->p++;
         return dict;
     }
-    for (;;) {
+    do {
         PyObject *shared;
         if (ps->p >= ps->end || *ps->p != '"' || (name = parse_string(ps)) == NULL)
             goto fail;
@@ -975,16 +860,9 @@ static PyObject *parse_object(Parser *ps, int depth)
         }
         Py_CLEAR(name);
         Py_CLEAR(value);
-        if (skip_space(ps) < 0 || ps->p >= ps->end)
-            goto fail;
-        if (*ps->p == '}')
-            break;
-        if (*ps->p++ != ',' || skip_space(ps) < 0)
-            goto fail;
-        if (ps->trailing && ps->p < ps->end && *ps->p == '}')
-            break;
-    }
-    ps->p++;
+    } while ((more = next_item(ps, '}')) == 0);
+    if (more < 0)
+        goto fail;
     if (pairs == NULL)
         return dict;
     out = PyObject_CallOneArg(ps->json_object, pairs);
@@ -1013,23 +891,11 @@ static PyObject *parse_value(Parser *ps, int depth)
     case '[':
         return parse_array(ps, depth + 1);
     case 'n':
-        if (ps->end - p >= 4 && memcmp(p, "null", 4) == 0) {
-            ps->p += 4;
-            Py_RETURN_NONE;
-        }
-        return NULL;
+        return literal(ps, "null", Py_None);
     case 't':
-        if (ps->end - p >= 4 && memcmp(p, "true", 4) == 0) {
-            ps->p += 4;
-            Py_RETURN_TRUE;
-        }
-        return NULL;
+        return literal(ps, "true", Py_True);
     case 'f':
-        if (ps->end - p >= 5 && memcmp(p, "false", 5) == 0) {
-            ps->p += 5;
-            Py_RETURN_FALSE;
-        }
-        return NULL;
+        return literal(ps, "false", Py_False);
     default:
         return parse_number(ps);
     }
