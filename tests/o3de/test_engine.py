@@ -215,6 +215,41 @@ def test_older_component_arrays_become_maps() -> None:
         "Component_[6]": {"$type": "Gem::Unknown", "Id": 6}}
 
 
+def test_wrappers_without_a_template_are_dropped_as_in_the_engine() -> None:
+    doc = courtyard()
+    components = doc["Entities"][LAMP]["Components"]
+    components["Component_[9815637251107396432]"]["m_template"] = None
+    components["Component_[3350960129851316390]"]["DisabledComponents"] = {
+        "Component_[8]": {"$type": "GenericComponentWrapper", "Id": 8},
+        "Component_[9]": {"$type": "GenericComponentWrapper", "Id": 9,
+                          "m_template": {"$type": "EditorLockComponent", "Id": 10}}}
+    prefab, result = load_prefab(doc)
+    assert result.issues == []
+    lamp = prefab.entities[LAMP].components
+    assert "Component_[9815637251107396432]" not in lamp
+    assert list(lamp["Component_[3350960129851316390]"].DisabledComponents) == ["Component_[9]"]
+
+
+def test_older_child_orders_are_converted_as_in_the_engine() -> None:
+    doc = courtyard()
+    sort = doc["ContainerEntity"]["Components"]["EditorEntitySortComponent"]
+    order = sort.pop("Child Entity Order")
+    sort["ChildEntityOrderEntryArray"] = [{"EntityId": order[1], "SortIndex": 1},
+                                          {"EntityId": order[2], "SortIndex": 2},
+                                          {"EntityId": order[0]}]
+    crate = doc["Entities"]["Entity_[4201773540617]"]["Components"]
+    crate["Component_[8121463510270593300]"].update({
+        "Child Entity Order": ["Entity_[7]"],
+        "ChildEntityOrderEntryArray": [{"EntityId": "Entity_[8]"}]})
+    prefab, result = load_prefab(doc)
+    assert result.issues == []
+    out, _ = o3de.store(prefab, registry=engine_registry())
+    expected = courtyard()
+    expected["Entities"]["Entity_[4201773540617]"]["Components"][
+        "Component_[8121463510270593300]"]["Child Entity Order"] = ["Entity_[7]"]
+    assert o3de.write(out) == o3de.write(expected)
+
+
 def test_a_prefab_without_a_container_entity_stays_without() -> None:
     prefab, result = load_prefab({})
     assert prefab.container_entity is None and not result.issues

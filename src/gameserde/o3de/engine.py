@@ -21,15 +21,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from gameserde.o3de._engine_serializers import (
+from gameserde.o3de._engine_assets import (
     AssetReference,
     AssetSerializer,
+    MaterialPropertyValueSerializer,
+)
+from gameserde.o3de._engine_prefab import (
     ComponentMapSerializer,
     ComponentPointerSerializer,
     Entity,
     EntityIdSerializer,
     EntitySerializer,
-    MaterialPropertyValueSerializer,
     Prefab,
     PrefabLink,
     PrefabLinkSerializer,
@@ -61,7 +63,10 @@ _EDITOR_COMPONENTS: list[tuple[str, str, list[tuple[str, str, object]]]] = [
        "vector<AzToolsFramework::Components::EditorInspectorComponent::ComponentOrderEntry>",
        [])]),
     ("EditorEntitySortComponent", "{6EA1E03D-68B2-466D-97F7-83998C8C27F0}",
-     [("Child Entity Order", "vector<AZ::EntityId>", [])]),
+     [("Child Entity Order", "vector<AZ::EntityId>", []),
+      ("ChildEntityOrderEntryArray",
+       "vector<AzToolsFramework::Components::EditorEntitySortComponent::EntityOrderEntry>",
+       [])]),
     ("EditorVisibilityComponent", "{88E08E78-5C2F-4943-9F73-C115E6FFAB43}",
      [("VisibilityFlag", "bool", True)]),
     ("EditorLockComponent", "{C3A169C9-7EFB-4D6C-8710-3591680D0936}",
@@ -162,6 +167,10 @@ def _components(reg: Registry) -> None:
                   "{335C5861-5197-4DD5-A766-EF2B551B0D9D}",
                   [("ComponentId", "AZ::u64", 0), ("SortIndex", "AZ::u64", 0)],
                   registered_name="ComponentOrderEntry")
+    _add_class(reg, "AzToolsFramework::Components::EditorEntitySortComponent::EntityOrderEntry",
+               "{08980128-8D93-48AC-BF4A-1E75F39C1A29}",
+               [("EntityId", "AZ::EntityId"), ("SortIndex", "AZ::u64", 0)],
+               registered_name="EntityOrderEntry")
     for name, uuid, fields in _EDITOR_COMPONENTS:
         _add_class(reg, f"AzToolsFramework::Components::{name}", uuid, _fields(fields),
                       bases=[EDITOR_BASE], registered_name=name)
