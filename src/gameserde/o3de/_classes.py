@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 from uuid import UUID
 
-from gameserde.errors import EncodeError
+from gameserde.errors import EncodeError, SchemaError
 from gameserde.o3de._context import NO_DEFAULT, LoadContext, StoreContext, describe, members
 from gameserde.o3de.registry import ClassInfo, FieldInfo, Registry, TypeExpr
 from gameserde.o3de.result import Outcomes, ResultCode, Tasks
@@ -15,6 +15,7 @@ __all__ = ["TYPE_FIELD", "load_class", "resolve_type_text", "store_class", "type
 
 TYPE_FIELD = "$type"
 _SPACE = " \t\n\v\f\r"
+_GENERIC = ("seq", "array", "tuple", "map", "pointer")
 
 
 def _find_field(info: ClassInfo, name: str) -> FieldInfo | None:
@@ -93,9 +94,12 @@ def store_class(ctx: StoreContext, info: ClassInfo, value: Any, default: Any,
 
 def type_name(registry: Registry, t: TypeExpr) -> str:
     """``StoreTypeName``: the registered name, or ``{UUID} Name`` when other registered types
-    share that name."""
+    share that name. Templates and ``AZStd::string`` always get the uuid: the engine reflects
+    them through a ``GenericClassInfo`` that each module of an application registers again,
+    so their names always find several entries there (and a name alone would not load)."""
     name = registry.registered_name(t)
-    if len(registry.by_name(name)) <= 1:
+    generic = (t.kind in _GENERIC and t.flavor != "raw") or t.name == "AZStd::string"
+    if not generic and len(registry.by_name(name)) <= 1:
         return name
     return f"{uuid_text(registry.type_id(t))} {name}"
 
@@ -108,9 +112,15 @@ def resolve_type_text(registry: Registry, text: str, base: TypeExpr | None
     registered comes back with type None."""
     found = search_uuid(text)
     if found is not None:
-        return "explicit", registry.by_uuid(found), found
+        known = registry.by_uuid(found)
+        if known is None and "}" in text:
+            known = _template(registry, text.partition("}")[2], found)
+        return "explicit", known, found
     candidates = registry.by_name(text.strip(_SPACE))
     if not candidates:
+        template = _template(registry, text, None)
+        if template is not None:
+            return "explicit", template, registry.type_id(template)
         return "failed", None, None
     if len(candidates) == 1:
         return "explicit", candidates[0], registry.type_id(candidates[0])
@@ -119,3 +129,22 @@ def resolve_type_text(registry: Registry, text: str, base: TypeExpr | None
         if len(fitting) == 1:
             return "explicit", fitting[0], registry.type_id(fitting[0])
     return "multiple", None, None
+
+
+def _template(registry: Registry, text: str, uuid: UUID | None) -> TypeExpr | None:
+    """The template type ``text`` names (as the engine writes it, ``AZStd::vector<double,
+    allocator>``, or as gameserde does, ``vector<double>``) when its id is ``uuid`` (if
+    given); None otherwise. Templates are not registered one by one, so their names are
+    read, not looked up."""
+    name = text.strip(_SPACE)
+    if "<" not in name:
+        return None
+    try:
+        t = registry.resolve(name)
+        if t.kind not in _GENERIC or t.flavor == "raw":
+            return None
+        if uuid is not None and registry.type_id(t) != uuid:
+            return None
+    except SchemaError:
+        return None
+    return t

@@ -3,8 +3,10 @@
 Types are written as O3DE's C++ names (``int``, ``unsigned char``, ``AZStd::string``) or the
 short names of the conformance cases (``int32``, ``uint8``, ``string``), with templates
 (``vector<int32>``, ``map<string,double>``, ``array<float,4>``, ``fixed_vector<int32,8>``,
-``shared_ptr<Base>``) and raw pointers (``Base*``). :meth:`Registry.resolve` turns such text
-into a :class:`TypeExpr`; classes, enums and custom serializers are registered by name::
+``shared_ptr<Base>``) and raw pointers (``Base*``); the engine's template names, default
+arguments included (``AZStd::vector<int, allocator>``), read the same.
+:meth:`Registry.resolve` turns such text into a :class:`TypeExpr`; classes, enums and custom
+serializers are registered by name::
 
     reg = Registry()
     reg.add_class("BaseClass", "{E0A66EB6-1AC5-4C73-B1A7-6367A47EC026}",
@@ -32,7 +34,16 @@ from uuid import UUID
 
 from gameserde.errors import SchemaError
 from gameserde.o3de import values as v
-from gameserde.o3de.typeid import derived_uuid, name_crc, parse_uuid
+from gameserde.o3de.typeid import (
+    DEFAULT_ARGUMENTS,
+    POINTER_ID,
+    combine_ids,
+    derived_uuid,
+    name_crc,
+    name_id,
+    parse_uuid,
+    template_type,
+)
 from gameserde.schema import model as m
 
 __all__ = ["ClassInfo", "EnumInfo", "FieldInfo", "Registry", "Serializer", "TypeExpr"]
@@ -170,7 +181,10 @@ BUILTIN_SERIALIZERS = {
 """The leaf types whose serializers every registry has (as custom serializers), with AzCore's
 type ids (``JsonByteStream`` is ``AZStd::vector<AZ::u8>``, a template: a derived id)."""
 _ALIASES.update({f"AZStd::{name}": name for name in SEQUENCES + MAPS + POINTERS + REJECTED
-                 + ("array", "pair", "tuple")})
+                 + ("array", "pair", "tuple", "allocator", "less", "hash", "equal_to",
+                    "char_traits", "basic_string")})
+_TEMPLATE_KINDS = ("seq", "array", "tuple", "map", "pointer")
+_ENGINE_NAMES = {"AZStd::string": "AZStd::basic_string<char, AZStd::char_traits<char>, allocator>"}
 _BUILTIN_IDS = {
     "char": "{3AB0037F-AF8D-48CE-BCA0-A170D18B2C03}",
     "signed char": "{58422C0E-1E47-4854-98E6-34098F6FE12D}",
@@ -201,6 +215,25 @@ _BUILTIN_IDS = {
 }
 _TOKENS = re.compile(r"\s*(?:([<>,*])|([^<>,*]+))")
 _MAX_TYPE_DEPTH = 64
+
+
+def _is_default(arg: TypeExpr | int) -> bool:
+    return isinstance(arg, TypeExpr) and arg.kind == "default"
+
+
+def _without_defaults(name: str, args: tuple[TypeExpr | int, ...]) -> tuple[TypeExpr | int, ...]:
+    """The arguments before the engine's default ones (``allocator``, ``less<K>`` ...), which
+    must be exactly those the engine adds to ``name``."""
+    end = len(args)
+    while end and _is_default(args[end - 1]):
+        end -= 1
+    if end == len(args):
+        return args
+    key = args[0] if end else None
+    wanted = [d if d == "allocator" else f"{d}<{key}>" for d in DEFAULT_ARGUMENTS.get(name, ())]
+    if [str(a) for a in args[end:]] != wanted:
+        raise SchemaError(f"unexpected default template arguments of {name}")
+    return args[:end]
 
 
 def _attr_name(name: str, taken: set[str]) -> str:
@@ -411,6 +444,8 @@ class Registry:
         if "".join(tokens).replace(" ", "") != spec.replace(" ", ""):
             raise SchemaError(f"cannot read the type {spec!r}")
         result, pos = self._parse(tokens, 0, lazy, 0)
+        if result.kind == "default":
+            raise SchemaError(f"{spec!r} is only a default template argument")
         if pos != len(tokens):
             raise SchemaError(f"unexpected text after the type in {spec!r}")
         if not lazy:
@@ -442,7 +477,7 @@ class Registry:
             result = self._template(_ALIASES.get(word, word), tuple(args), depth)
         else:
             result = self._named(word, lazy)
-        while pos < len(tokens) and tokens[pos] == "*":
+        while pos < len(tokens) and tokens[pos] == "*" and result.kind != "default":
             result = TypeExpr("pointer", result.name + "*", (result,), flavor="raw")
             pos += 1
         return result, pos
@@ -455,11 +490,23 @@ class Registry:
             return TypeExpr("enum", word)
         if word in self.serializers:
             return TypeExpr("custom", word)
-        if word in self.classes or lazy:
+        if word in self.classes:
+            return TypeExpr("class", word)
+        if word == "allocator":
+            return TypeExpr("default", word)
+        if lazy:
             return TypeExpr("class", word)
         raise SchemaError(f"unknown type: {word}")
 
     def _template(self, name: str, args: tuple[TypeExpr | int, ...], depth: int) -> TypeExpr:
+        if name in ("less", "hash", "equal_to", "char_traits") and len(args) == 1:
+            return TypeExpr("default", f"{name}<{args[0]}>", flavor=name)
+        if name == "basic_string" and [str(a) for a in args] == ["char", "char_traits<char>",
+                                                                 "allocator"]:
+            return LEAVES["AZStd::string"]
+        args = _without_defaults(name, args)
+        if any(_is_default(a) for a in args):
+            raise SchemaError(f"misplaced default template argument of {name}")
         types_ = tuple(a for a in args if isinstance(a, TypeExpr))
         numbers = [a for a in args if isinstance(a, int)]
 
@@ -506,8 +553,13 @@ class Registry:
         return None
 
     def type_id(self, t: TypeExpr) -> UUID:
-        """The type's uuid: registered ones, AzCore's ids for leaves and math types, a
-        derived id for templates."""
+        """The type's uuid: registered ones, AzCore's ids for leaves and math types, the
+        engine's combined id for templates (:meth:`engine_type`), the pointee's for ``T*``
+        (``AzTypeInfo<T*>::Uuid()``)."""
+        if t.kind == "pointer" and t.flavor == "raw":
+            return self.type_id(t.args[0])
+        if t.kind in _TEMPLATE_KINDS:
+            return self.engine_type(t)[0]
         if t.kind == "class":
             return self.class_info(t.name).uuid
         if t.kind == "enum":
@@ -516,6 +568,21 @@ class Registry:
             return self.serializers[t.name][1]
         known = _BUILTIN_IDS.get(t.name)
         return parse_uuid(known) or derived_uuid(t.name) if known else derived_uuid(t.name)
+
+    def engine_type(self, t: TypeExpr) -> tuple[UUID, str]:
+        """``AzTypeInfo<T>::GetCanonicalTypeId()`` and ``Name()``: what ``t`` adds to a
+        template's id and name (``T*`` adds ``PointerId`` and ``*``; ``AZStd::string`` is
+        named ``AZStd::basic_string<char, AZStd::char_traits<char>, allocator>``). Templates the
+        engine has no type info for (``multimap``, ``multiset``) get a gameserde-made id."""
+        if t.kind == "pointer" and t.flavor == "raw":
+            inner_id, inner_name = self.engine_type(t.args[0])
+            return combine_ids(inner_id, POINTER_ID), inner_name + "*"
+        if t.kind in _TEMPLATE_KINDS:
+            args = [self.engine_type(a) for a in t.args]
+            if t.kind == "array" or t.flavor == "fixed_vector":
+                args.append((name_id(str(t.size)), str(t.size)))
+            return template_type(t.flavor, args) or (derived_uuid(t.name), t.name)
+        return self.type_id(t), _ENGINE_NAMES.get(t.name, self.registered_name(t))
 
     def named_types(self) -> list[TypeExpr]:
         """Every type a ``$type`` can name: leaves, math types, enums, classes, custom types."""
@@ -543,6 +610,8 @@ class Registry:
         """The name O3DE knows the type by."""
         if t.kind == "class" and t.name in self.classes:
             return self.classes[t.name].registered_name
+        if t.kind in _TEMPLATE_KINDS and t.flavor != "raw":
+            return self.engine_type(t)[1]
         return t.name
 
     def by_name(self, name: str) -> list[TypeExpr]:
