@@ -182,6 +182,8 @@ def test_a_reporter_sees_the_pointer_reports() -> None:
     ("AZ::IO::Path", "{88E0A40F-3085-4CAB-8B11-EF5A2659C71A}"),
     ("AZ::IO::FixedMaxPath", "{FA6CA49F-376A-417C-9767-DD50744DF203}"),
     ("PointerObject", "{256581B7-8512-41FD-9A2C-6AF76B3E7BD6}"),
+    # Tests/Patching.cpp: a "ByteStream" (AZStd::vector<AZ::u8>) element of that type
+    ("vector<uint8>", "{ADFD596B-7177-5519-9752-BC418FE42963}"),
 ])
 def test_type_ids(name: str, uuid: str) -> None:
     assert REG.type_id(REG.resolve(name)) == o3de.parse_uuid(uuid)

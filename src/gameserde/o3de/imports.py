@@ -16,6 +16,11 @@ on as they are, for the loader to resolve). ``loader(path)`` returns the file's 
 (``str`` or UTF-8 ``bytes``, read with :func:`gameserde.o3de.text.parse`) or ``None`` when
 there is no such file.
 
+:func:`resolve_imports` can record the file's own directives (:class:`ImportDirective`, as
+the engine's importer does) and :func:`restore_imports` puts them back with the merge patch
+from each imported document (``RestoreImports``). The settings registry's in-order variant
+is :mod:`gameserde.o3de.settings`.
+
 Where the engine reports Catastrophic (a file it cannot read or parse, an import already in
 the chain) this raises :class:`~gameserde.errors.DecodeError`; so it does past the limits the
 engine lacks: ``max_depth`` imports nested in one chain, and ``max_size`` characters of

@@ -175,11 +175,13 @@ _ALIASES.update({"AZ::PointerObject": "PointerObject", "AZ::JsonByteStream": "Js
 BUILTIN_SERIALIZERS = {
     "AZ::IO::Path": "{88E0A40F-3085-4CAB-8B11-EF5A2659C71A}",
     "AZ::IO::FixedMaxPath": "{FA6CA49F-376A-417C-9767-DD50744DF203}",
-    "JsonByteStream": None,
+    "JsonByteStream": "{ADFD596B-7177-5519-9752-BC418FE42963}",
     "PointerObject": "{256581B7-8512-41FD-9A2C-6AF76B3E7BD6}",
 }
 """The leaf types whose serializers every registry has (as custom serializers), with AzCore's
-type ids (``JsonByteStream`` is ``AZStd::vector<AZ::u8>``, a template: a derived id)."""
+type ids (``JsonByteStream`` is ``AZStd::vector<AZ::u8, AZStd::allocator>``: the engine's
+template id, ``(u8 + allocator) + vector``, each ``+`` a name-based SHA-1 uuid of the two ids'
+bytes; AzCore's ``Patching.cpp`` tests name it for a byte stream)."""
 _ALIASES.update({f"AZStd::{name}": name for name in SEQUENCES + MAPS + POINTERS + REJECTED
                  + ("array", "pair", "tuple", "allocator", "less", "hash", "equal_to",
                     "char_traits", "basic_string")})
