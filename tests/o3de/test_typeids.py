@@ -206,3 +206,19 @@ def test_string_in_an_any_carries_its_uuid() -> None:
     out, _ = store(AnyValue("string", "hi"), "any", registry=Registry())
     assert out == {"$type": "{03AAAB3F-5C47-5A66-9EBC-D5FA4DB353C9} AZStd::string",
                    "Value": "hi"}
+
+
+def test_templates_of_class_fields_are_known_by_id() -> None:
+    reg = registry()
+    reg.add_class("Path", "{0A1B2C3D-0000-4000-8000-000000000001}",
+                  [("Points", "vector<Vector3>"), ("Tags", "map<string,shared_ptr<Lazy>>")])
+    # The editor's older files name templates without their arguments.
+    for written in ("{4599647A-45DD-585B-AFC0-4BAD29EB49A7} AZStd::vector",
+                    "{4599647A-45DD-585B-AFC0-4BAD29EB49A7}"):
+        loaded, result = load("any", {"$type": written, "Value": [[1.0, 2.0, 3.0]]},
+                              registry=reg)
+        assert result.ok and loaded.type == "vector<Vector3>", written
+    text, result = store_type_id(UUID("4599647A-45DD-585B-AFC0-4BAD29EB49A7"), registry=reg)
+    assert text == "{4599647A-45DD-585B-AFC0-4BAD29EB49A7} AZStd::vector<Vector3, allocator>"
+    unknown = {"$type": "{F31F64EA-E384-5536-ACD6-8F01849730FC} AZStd::vector", "Value": [1.0]}
+    assert load("any", unknown, registry=reg)[0] == AnyValue()

@@ -601,11 +601,21 @@ class Registry:
             for t in self.named_types():
                 names.setdefault(name_crc(self.registered_name(t)), []).append(t)
                 ids.setdefault(self.type_id(t), t)
+            pending = [f.type for info in self.classes.values() for f in info.fields]
+            while pending:
+                t = pending.pop()
+                pending.extend(t.args)
+                if t.kind in _TEMPLATE_KINDS and t.flavor != "raw":
+                    try:
+                        ids.setdefault(self.type_id(t), t)
+                    except SchemaError:
+                        continue
             self._index = names, ids
         return self._index
 
     def by_uuid(self, uuid: UUID) -> TypeExpr | None:
-        """The registered type with this id."""
+        """The registered type with this id; templates are known by id when a registered
+        class has a field of that type (or one nesting it)."""
         return self._indexes()[1].get(uuid)
 
     def registered_name(self, t: TypeExpr) -> str:
