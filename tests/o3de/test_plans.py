@@ -310,3 +310,36 @@ def test_deep_documents_give_the_reference_error() -> None:
     same_both_ways(lambda: load("Node", doc, registry=reg), lambda v: repr(v)[:50])
     with pytest.raises(DecodeError, match="nest more than"):
         load("Node", doc, registry=reg)
+
+
+def _tree_registry() -> Registry:
+    reg = Registry()
+    reg.add_class("Tree", None, [("name", "AZStd::string"), ("next", "shared_ptr<Tree>"),
+                                 ("children", "vector<Tree*>"), ("weights", "map<string,Tree*>")])
+    reg.add_class("Leaf", None, [("colour", "Color")], bases=["Tree"])
+    return reg
+
+
+@PROPERTY
+@given(st.recursive(st.just(None), lambda inner: st.tuples(
+    st.sampled_from(["Tree", "Leaf"]), st.text(max_size=2), inner,
+    st.lists(inner, max_size=2)), max_leaves=8), st.booleans(), st.data())
+def test_recursive_types_both_ways(shape: Any, keep: bool, data: st.DataObject) -> None:
+    reg = _tree_registry()
+
+    def build(node: Any) -> Any:
+        if node is None:
+            return None
+        kind, name, following, children = node
+        made = reg.create(reg.resolve(kind))
+        made.name, made.next = name, build(following)
+        made.children = [build(c) for c in children]
+        made.weights = {str(i): build(c) for i, c in enumerate(children)}
+        return made
+
+    value = build(shape) or reg.create(reg.resolve("Tree"))
+    doc = _stored(reg, "Tree", value, keep)
+    back = same_both_ways(lambda: load("Tree", doc, registry=reg), repr)
+    assert back[2].ok
+    bad = data.draw(mutated(doc))
+    same_both_ways(lambda: load("Tree", bad, registry=reg), repr)

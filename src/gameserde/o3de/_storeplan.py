@@ -267,15 +267,16 @@ class _Compiler:
         return self._memo("pointer", declared, lambda: self._pointer(declared))
 
     def target(self, t: TypeExpr) -> _Target:
+        """The one :class:`_Target` of a type (pointer plans compare them by identity)."""
         found = self.targets.get(t)
         if found is None:
             registry = self.registry
             info = registry.classes.get(t.name) if t.kind == "class" else None
             known = self.known(t)
             typed = self.class_plan(t, info, True) if info is not None else _slow_plan
-            found = _Target(t, self.class_data(t), typed, known,
-                            known and registry.can_create(t), self.default_of(t))
-            self.targets[t] = found
+            found = self.targets.setdefault(t, _Target(
+                t, self.class_data(t), typed, known, known and registry.can_create(t),
+                self.default_of(t)))
         return found
 
     def _pointer(self, declared: TypeExpr) -> Plan:
