@@ -11,7 +11,11 @@ correctly rounded double (``float(text)``), and the engine is what we follow.
 Writing (``Writer::Double``): Grisu2 digits (Loitsch 2010, as in rapidjson's ``dtoa.h``: the
 narrowed boundary interval, 64-bit cached powers of ten, the same rounding of the products),
 then rapidjson's ``Prettify`` layout. Grisu2 gives the shortest digits for most doubles and
-round-trip-exact (by correct rounding) digits for all of them.
+round-trip-exact (by correct rounding) digits for all of them. The engine's rapidjson is a
+later revision than the 1.1.0 release: when the last digit falls 9 to 19 places into the
+fraction, it still moves that digit to the closer of the candidates (``GrisuRound`` with the
+bound scaled by 10^9 .. 10^19), where 1.1.0 leaves it (``-10.387897491455078``, not 1.1.0's
+``...079``; the numbers in the engine's own .prefab and .material files say so).
 """
 
 from __future__ import annotations
@@ -254,7 +258,7 @@ def _digit_gen(wf: int, mpf: int, mpe: int, delta: int, big_k: int) -> tuple[str
         kappa -= 1
         if p2 < delta:
             index = -kappa
-            scale = _POW10_INT[index] if index < 9 else 0
+            scale = 10 ** index if index < 20 else 0
             _round(buf, delta, p2, one_f, (wp_w * scale) & _M64)
             return "".join(map(str, buf)), big_k + kappa
 

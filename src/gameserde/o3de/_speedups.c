@@ -187,6 +187,15 @@ static const uint64_t cached_powers[87] = {
 
 static const uint32_t pow10_int[10] = {
     1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000, 1000000000};
+/* 10^0 .. 10^19: the engine's rapidjson scales the fraction's rounding bound by these (the
+   1.1.0 release stopped at 10^8 and skipped the rounding beyond, see _numbers._digit_gen) */
+static const uint64_t pow10_u64[20] = {
+    UINT64_C(1), UINT64_C(10), UINT64_C(100), UINT64_C(1000), UINT64_C(10000),
+    UINT64_C(100000), UINT64_C(1000000), UINT64_C(10000000), UINT64_C(100000000),
+    UINT64_C(1000000000), UINT64_C(10000000000), UINT64_C(100000000000),
+    UINT64_C(1000000000000), UINT64_C(10000000000000), UINT64_C(100000000000000),
+    UINT64_C(1000000000000000), UINT64_C(10000000000000000), UINT64_C(100000000000000000),
+    UINT64_C(1000000000000000000), UINT64_C(10000000000000000000)};
 
 /* DiyFp::operator*: the high 64 bits of the product, rounded by bit 63 */
 static uint64_t multiply(uint64_t a, uint64_t b)
@@ -304,7 +313,7 @@ static int grisu2(double value, char *buf, int *length, int *k_out)
     if (integral)
         grisu_round(buf, len, delta, rest, (uint64_t)pow10_int[kappa] << one_shift, wp_w);
     else
-        grisu_round(buf, len, delta, rest, one_f, -kappa < 9 ? wp_w * pow10_int[-kappa] : 0);
+        grisu_round(buf, len, delta, rest, one_f, -kappa < 20 ? wp_w * pow10_u64[-kappa] : 0);
     *length = len;
     *k_out = big_k + kappa;
     return 0;
