@@ -55,7 +55,17 @@ def test_written_doubles_round_trip_when_correctly_rounded(x: float) -> None:
 
 @given(EXACT)
 def test_short_doubles_read_back_exactly(x: float) -> None:
-    assert bits(parse(double_text(x))) == bits(x)
+    """Grisu2's digits name the double under correct rounding; rapidjson's own reading is
+    sure to get it back when they are at most 15 (Grisu2 may print 17 for a short value)."""
+    text = double_text(x)
+    assert float(text) == x
+    if len(text.lstrip("-").split("e")[0].replace(".", "").strip("0")) <= 15:
+        assert bits(parse(text)) == bits(x)
+
+
+def test_seventeen_digits_of_a_short_double() -> None:
+    assert double_text(1.563e-08) == "1.5630000000000002e-8"  # not the shortest digits
+    assert parse("1.5630000000000002e-8") == 1.563e-08
 
 
 @given(st.integers(-(1 << 53) + 1, (1 << 53) - 1).filter(bool))
