@@ -41,7 +41,7 @@ examples:
   gameserde decode o3de level.prefab
   gameserde verify o3de --registry none level.prefab
   gameserde decode o3de settings.setreg
-  gameserde verify o3de --trailing-commas user.setreg
+  gameserde verify o3de --trailing-commas settings.json
   gameserde decode o3de --registry mygame.types:registry --type MyComponent saved.json
   gameserde inspect o3de level.prefab"""
 
@@ -56,7 +56,8 @@ def add_arguments(verb: str, parser: argparse.ArgumentParser) -> None:
                         help="the document's type in the registry (default: the prefab or "
                              "material type for those files)")
     parser.add_argument("--trailing-commas", action="store_true",
-                        help="accept trailing commas (the settings registry's reader does)")
+                        help="accept trailing commas, as the settings registry's reader does "
+                             "(always on for .setreg and .setregpatch files)")
     if verb in ("decode", "encode"):
         parser.add_argument("--keep-defaults", action="store_true",
                             help="with --registry: write values equal to their defaults too")
@@ -110,7 +111,14 @@ def _user_registry(spec: str) -> Registry:
 def _loaded(args: argparse.Namespace, data: bytes) -> tuple[Any, Result | None]:
     """The document, and with --registry the Result of loading it as --type (a halted load
     is an error)."""
-    return _typed(args, parse(data, trailing_commas=args.trailing_commas))
+    return _typed(args, parse(data, trailing_commas=_trailing_commas(args)))
+
+
+def _trailing_commas(args: argparse.Namespace) -> bool:
+    """Whether trailing commas are read: asked for, or a settings-registry file (whose reader
+    takes them)."""
+    suffix = PurePath(args.input).suffix.lower() if args.input != "-" else ""
+    return bool(args.trailing_commas) or suffix in (".setreg", ".setregpatch")
 
 
 def _typed(args: argparse.Namespace, doc: Any) -> tuple[Any, Result | None]:
@@ -160,7 +168,7 @@ def inspect(args: argparse.Namespace, data: bytes) -> tuple[str, str | None]:
     the reason the document is not sound (None when it is)."""
     error = None
     try:
-        doc = parse(data, trailing_commas=args.trailing_commas)
+        doc = parse(data, trailing_commas=_trailing_commas(args))
     except DecodeError as e:
         return f"ERROR {e}", str(e)
     rows = [("pointer", "kind", "value")]
