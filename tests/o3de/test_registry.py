@@ -117,3 +117,12 @@ def test_to_schema_lowers_what_fits() -> None:
     assert types["s"] == m.Set(m.INT32) and types["arr"] == m.List(m.FLOAT32, 3)
     assert types["t"] == m.STRING and c.fields[-1].attributes["o3de_type"] == "pair<int,bool>"
     assert schema["E"] == m.Enum("E", m.INT16, {"A": 1}, attributes=schema["E"].attributes)
+
+
+def test_resolve_remembers_a_bounded_number_of_type_texts() -> None:
+    """Documents may name any number of template types in ``$type``; the registry does not
+    keep them all."""
+    reg = Registry()
+    for n in range(5000):
+        assert reg.resolve(f"array<int,{n + 1}>").size == n + 1
+    assert len(reg._cache) <= 4096

@@ -217,6 +217,8 @@ _BUILTIN_IDS = {
 }
 _TOKENS = re.compile(r"\s*(?:([<>,*])|([^<>,*]+))")
 _MAX_TYPE_DEPTH = 64
+_CACHE_SIZE = 4096
+"""Type texts :meth:`Registry.resolve` remembers (documents may name any number of them)."""
 
 
 def _is_default(arg: TypeExpr | int) -> bool:
@@ -450,7 +452,7 @@ class Registry:
             raise SchemaError(f"{spec!r} is only a default template argument")
         if pos != len(tokens):
             raise SchemaError(f"unexpected text after the type in {spec!r}")
-        if not lazy:
+        if not lazy and len(self._cache) < _CACHE_SIZE:
             self._cache[spec] = result
         return result
 
