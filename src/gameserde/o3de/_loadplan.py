@@ -66,17 +66,17 @@ class _Compiler:
     def __init__(self, registry: Registry, reference: Reference) -> None:
         self.registry = registry
         self.reference = reference
-        self.plans: dict[TypeExpr, Plan] = {}
-        self.pointers: dict[TypeExpr, Plan] = {}
+        self.plans: dict[tuple[bool, TypeExpr], Plan] = {}
 
     # -- the reference for one value --------------------------------------------------------
 
-    def delegate(self, t: TypeExpr) -> Plan:
+    def delegate(self, t: TypeExpr, pointer: bool = False) -> Plan:
+        """The reference's ``load`` of ``t`` (with ``pointer``, its ``load_pointer``)."""
         reference = self.reference
 
         def plan(current: Any, value: Any, depth: int, new: bool) -> tuple[Any, int]:
             try:
-                loaded, code, reported = reference(t, current, value, new, depth, False)
+                loaded, code, reported = reference(t, current, value, new, depth, pointer)
             except DecodeError:
                 raise Slow from None
             if reported or code.packed >> 16 not in FINE:
@@ -87,16 +87,22 @@ class _Compiler:
 
     # -- dispatch ---------------------------------------------------------------------------
 
-    def plan(self, t: TypeExpr) -> Plan:
-        found = self.plans.get(t)
+    def _memo(self, pointer: bool, t: TypeExpr, build: Callable[[], Plan]) -> Plan:
+        """Each plan built once; a type met again while its plan is being built (a recursive
+        type) gets a stand-in that calls the plan once it exists."""
+        found = self.plans.get((pointer, t))
         if found is not None:
             return found
         holder: list[Plan] = []
-        self.plans[t] = lambda c, v, d, n: holder[0](c, v, d, n)
-        built = self._build(t)
+        self.plans[(pointer, t)] = lambda c, v, d, n: holder[0](c, v, d, n)
+        built = build()
         holder.append(built)
-        self.plans[t] = built
+        self.plans[(pointer, t)] = built
         return built
+
+    def plan(self, t: TypeExpr) -> Plan:
+        """``load`` of ``t``."""
+        return self._memo(False, t, lambda: self._build(t))
 
     def _build(self, t: TypeExpr) -> Plan:
         kind, registry = t.kind, self.registry
@@ -258,29 +264,12 @@ class _Compiler:
 
     def pointer(self, declared: TypeExpr) -> Plan:
         """``load_pointer`` of a pointee type entered at ``depth`` (``new`` is not used)."""
-        found = self.pointers.get(declared)
-        if found is not None:
-            return found
-        holder: list[Plan] = []
-        self.pointers[declared] = lambda c, v, d, n: holder[0](c, v, d, n)
-        built = self._pointer(declared)
-        holder.append(built)
-        self.pointers[declared] = built
-        return built
+        return self._memo(True, declared, lambda: self._pointer(declared))
 
     def _pointer(self, declared: TypeExpr) -> Plan:
-        registry, reference = self.registry, self.reference
+        registry, slow = self.registry, self.delegate(declared, pointer=True)
         targets: dict[str, tuple[TypeExpr, Plan, Callable[[], Any], type | None]] = {}
         by_python: dict[type, tuple[TypeExpr, Plan, Callable[[], Any], type | None]] = {}
-
-        def slow(current: Any, value: Any, depth: int) -> tuple[Any, int]:
-            try:
-                loaded, code, reported = reference(declared, current, value, False, depth, True)
-            except DecodeError:
-                raise Slow from None
-            if reported or code.packed >> 16 not in FINE:
-                raise Slow
-            return loaded, code.packed
 
         def target(t: TypeExpr) -> tuple[TypeExpr, Plan, Callable[[], Any], type | None]:
             info = registry.classes.get(t.name) if t.kind == "class" else None
@@ -314,11 +303,11 @@ class _Compiler:
 
         def load(current: Any, value: Any, depth: int, new: bool) -> tuple[Any, int]:
             if plain is None or depth >= _LIMIT:
-                return slow(current, value, depth)
+                return slow(current, value, depth, new)
             if value is None:
                 return None, _READ_OK
             if type(value) is not dict:
-                return slow(current, value, depth)
+                return slow(current, value, depth, new)
             text = value.get(_TYPE, _MISSING)
             if text is _MISSING:
                 entry = plain if current is None else dynamic(current)
