@@ -24,6 +24,8 @@ from gameserde.o3de.typeid import (
 # (the "base" id of the entry and its "details" name).
 ORACLE = [
     ("vector<AssetId>", "{877C4A33-39B5-51D7-948D-F97DB81372A1}"),
+    ("unordered_map<string,any>", "{9F4210F0-9A8E-5536-A6FD-F3F55D854C0A}"),
+    ("unordered_map<Uuid,unordered_map<string,any>>", "{549C99B0-35FE-515D-9066-DFA9A1131500}"),
     ("vector<bool>", "{B505B05D-57BF-5A45-9113-B3A2784E2CD7}"),
     ("vector<Vector2>", "{82AC1A71-2EA7-5FBC-9B3B-72B1CCFDD292}"),
     ("vector<double>", "{F31F64EA-E384-5536-ACD6-8F01849730FC}"),
