@@ -224,3 +224,14 @@ def test_templates_of_class_fields_are_known_by_id() -> None:
     assert text == "{4599647A-45DD-585B-AFC0-4BAD29EB49A7} AZStd::vector<Vector3, allocator>"
     unknown = {"$type": "{F31F64EA-E384-5536-ACD6-8F01849730FC} AZStd::vector", "Value": [1.0]}
     assert load("any", unknown, registry=reg)[0] == AnyValue()
+
+
+def test_bytes_in_an_any_are_named_as_the_engine_names_vector_of_u8() -> None:
+    reg = Registry()
+    out, result = store(AnyValue("JsonByteStream", b"ab"), "any", registry=reg)
+    assert result.ok and out == {
+        "$type": "{ADFD596B-7177-5519-9752-BC418FE42963} AZStd::vector<unsigned char, allocator>",
+        "Value": "YWI="}
+    for text in (out["$type"], "AZStd::vector<unsigned char, allocator>"):
+        back, loaded = load("any", {"$type": text, "Value": "YWI="}, registry=reg)
+        assert loaded.ok and back == AnyValue("JsonByteStream", b"ab")

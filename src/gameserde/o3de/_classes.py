@@ -94,11 +94,13 @@ def store_class(ctx: StoreContext, info: ClassInfo, value: Any, default: Any,
 
 def type_name(registry: Registry, t: TypeExpr) -> str:
     """``StoreTypeName``: the registered name, or ``{UUID} Name`` when other registered types
-    share that name. Templates and ``AZStd::string`` always get the uuid: the engine reflects
+    share that name. Templates (``JsonByteStream`` is ``AZStd::vector<AZ::u8>``) and
+    ``AZStd::string`` always get the uuid: the engine reflects
     them through a ``GenericClassInfo`` that each module of an application registers again,
     so their names always find several entries there (and a name alone would not load)."""
     name = registry.registered_name(t)
-    generic = (t.kind in _GENERIC and t.flavor != "raw") or t.name == "AZStd::string"
+    generic = (t.kind in _GENERIC and t.flavor != "raw") or t.name in ("AZStd::string",
+                                                                       "JsonByteStream")
     if not generic and len(registry.by_name(name)) <= 1:
         return name
     return f"{uuid_text(registry.type_id(t))} {name}"

@@ -627,6 +627,8 @@ class Registry:
             return self.classes[t.name].registered_name
         if t.kind in _TEMPLATE_KINDS and t.flavor != "raw":
             return self.engine_type(t)[1]
+        if t.kind == "custom" and t.name == "JsonByteStream":
+            return "AZStd::vector<unsigned char, allocator>"  # AZStd::vector<AZ::u8>
         return t.name
 
     def by_name(self, name: str) -> list[TypeExpr]:
