@@ -343,3 +343,25 @@ def test_recursive_types_both_ways(shape: Any, keep: bool, data: st.DataObject) 
     assert back[2].ok
     bad = data.draw(mutated(doc))
     same_both_ways(lambda: load("Tree", bad, registry=reg), repr)
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_the_cycle_collector_is_left_as_it_was(enabled: bool) -> None:
+    import gc
+
+    from gameserde.o3de import parse
+
+    reg = _level_registry()
+    saved = gc.isenabled()
+    (gc.enable if enabled else gc.disable)()
+    try:
+        doc, _ = store(_level(2), registry=reg)
+        load("Level", doc, registry=reg)
+        parse('{"a": [1, 2.5]}')
+        with pytest.raises(DecodeError):
+            parse('{"a": ')
+        with pytest.raises(EncodeError):
+            store(Level([Entity(Id=-1)]), registry=reg)
+        assert gc.isenabled() is enabled
+    finally:
+        (gc.enable if saved else gc.disable)()

@@ -19,16 +19,14 @@ only the one special merge those can meet.
 
 from __future__ import annotations
 
-import gc
 import weakref
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 from gameserde.o3de.registry import Registry, TypeExpr
 from gameserde.o3de.result import Outcomes, ResultCode, Tasks
 
-__all__ = ["ENABLED", "FINE", "Slow", "cached", "combine", "gc_paused", "packed"]
+__all__ = ["ENABLED", "FINE", "Slow", "cached", "combine", "packed"]
 
 ENABLED = True
 """Whether load and store try their compiled plans first."""
@@ -54,20 +52,6 @@ def combine(a: int, b: int) -> int:
     if (a >> 16) * (b >> 16) == 4:
         result = (result & 0xFFFF) | 0x50000
     return result
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """Python's cycle collector off for the duration (as it was afterwards). A plan makes
-    many containers and no cycles; the collector would walk every object made so far again
-    and again, which costs more than the work itself on large documents."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 P = TypeVar("P")

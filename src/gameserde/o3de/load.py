@@ -11,6 +11,7 @@ from functools import partial
 from typing import Any
 from uuid import UUID
 
+from gameserde._gc import collector_paused
 from gameserde._recursion import recursion_room
 from gameserde.errors import SchemaError
 from gameserde.o3de import _classes, _containers, _enums, _math, _plans, _pointers, _primitives
@@ -166,7 +167,7 @@ def _planned(t: TypeExpr, value: Any, registry: Registry) -> tuple[Any, Result] 
         return None
     plan = plan_for(registry, t, partial(_reference, registry))
     try:
-        with recursion_room(MAX_DEPTH * 8), _plans.gc_paused():
+        with recursion_room(MAX_DEPTH * 8), collector_paused():
             loaded, code = plan(registry.create(t), value, 1, False)
     except _plans.Slow:
         return None

@@ -12,6 +12,7 @@ from functools import partial
 from typing import Any
 from uuid import UUID
 
+from gameserde._gc import collector_paused
 from gameserde._recursion import recursion_room
 from gameserde.errors import EncodeError
 from gameserde.o3de import _classes, _containers, _enums, _math, _plans, _pointers, _primitives
@@ -162,7 +163,7 @@ def store(value: Any, type: str | TypeExpr | None = None, *, registry: Registry,
     if _plans.ENABLED and reporter is None and (value is not None or t.kind == "pointer"):
         plan = plan_for(registry, t, keep_defaults, partial(_reference, registry, keep_defaults))
         try:
-            with recursion_room(MAX_DEPTH * 8), _plans.gc_paused():
+            with recursion_room(MAX_DEPTH * 8), collector_paused():
                 out, packed = plan(value, default, 0)
         except _plans.Slow:
             pass

@@ -25,6 +25,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from gameserde._gc import collector_paused
 from gameserde._recursion import recursion_room
 from gameserde.errors import DecodeError, EncodeError
 from gameserde.o3de import _accel
@@ -235,6 +236,11 @@ def parse(text: str | bytes, *, trailing_commas: bool = False) -> Any:
     """Read O3DE JSON text (``str``, or UTF-8 ``bytes``) into Python values (see the module
     docstring). Raises :class:`~gameserde.errors.DecodeError` naming the line, the column and
     the offset (bytes for ``bytes`` input, characters for ``str``)."""
+    with collector_paused():
+        return _parse(text, trailing_commas)
+
+
+def _parse(text: str | bytes, trailing_commas: bool) -> Any:
     if _accel.ENABLED:
         value = _accel.parse(text, trailing_commas, JsonObject)
         if value is not _accel.UNSERVED:
