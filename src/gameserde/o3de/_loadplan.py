@@ -18,7 +18,7 @@ from typing import Any
 
 from gameserde.errors import DecodeError
 from gameserde.o3de._context import MAX_DEPTH
-from gameserde.o3de._plans import FINE, Slow, cached, combine, packed
+from gameserde.o3de._plans import Slow, accepted, cached, combine, packed
 from gameserde.o3de.registry import LEAVES, MATH, ClassInfo, Registry, TypeExpr
 from gameserde.o3de.result import Outcomes, ResultCode, Tasks
 from gameserde.o3de.typeid import name_crc
@@ -79,9 +79,7 @@ class _Compiler:
                 loaded, code, reported = reference(t, current, value, new, depth, pointer)
             except DecodeError:
                 raise Slow from None
-            if reported or code.packed >> 16 not in FINE:
-                raise Slow
-            return loaded, code.packed
+            return loaded, accepted(code, reported)
 
         return plan
 

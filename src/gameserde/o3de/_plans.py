@@ -26,7 +26,7 @@ from typing import Any, TypeVar
 from gameserde.o3de.registry import Registry, TypeExpr
 from gameserde.o3de.result import Outcomes, ResultCode, Tasks
 
-__all__ = ["ENABLED", "FINE", "Slow", "cached", "combine", "packed"]
+__all__ = ["ENABLED", "FINE", "Slow", "accepted", "cached", "combine", "packed"]
 
 ENABLED = True
 """Whether load and store try their compiled plans first."""
@@ -42,6 +42,15 @@ class Slow(Exception):
 def packed(task: Tasks, outcome: Outcomes) -> int:
     """The packed code ``ResultCode.of(task, outcome)``."""
     return ResultCode.of(task, outcome).packed
+
+
+def accepted(code: ResultCode, reported: bool) -> int:
+    """The packed code of a value the reference read or wrote for a plan, which the plan
+    carries on with; :class:`Slow` when an issue was reported or the outcome is not one a
+    plan carries."""
+    if reported or code.packed >> 16 not in FINE:
+        raise Slow
+    return code.packed
 
 
 def combine(a: int, b: int) -> int:

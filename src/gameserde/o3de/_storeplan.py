@@ -26,7 +26,7 @@ from gameserde.errors import EncodeError
 from gameserde.o3de._classes import type_name
 from gameserde.o3de._containers import by_compare
 from gameserde.o3de._context import MAX_DEPTH, NO_DEFAULT
-from gameserde.o3de._plans import FINE, Slow, cached, combine, packed
+from gameserde.o3de._plans import Slow, accepted, cached, combine, packed
 from gameserde.o3de._primitives import as_float32
 from gameserde.o3de.registry import LEAVES, MATH, ClassInfo, Registry, TypeExpr
 from gameserde.o3de.result import Outcomes, ResultCode, Tasks
@@ -82,9 +82,7 @@ class _Compiler:
                 out, code, reported = reference(way, t, value, default, depth)
             except EncodeError:
                 raise Slow from None
-            if reported or code.packed >> 16 not in FINE:
-                raise Slow
-            return out, code.packed
+            return out, accepted(code, reported)
 
         return plan
 
