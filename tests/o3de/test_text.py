@@ -176,3 +176,12 @@ def test_writer_layout() -> None:
 def test_write_refuses(bad: Any) -> None:
     with pytest.raises(EncodeError):
         write(bad)
+
+
+def test_bytes_like_input_and_other_types() -> None:
+    text = b'{"a": [1, 2.5]}'
+    assert parse(bytearray(text)) == parse(memoryview(text)) == parse(text) == {"a": [1, 2.5]}
+    with pytest.raises(DecodeError):
+        parse(memoryview(b'{"a": '))
+    with pytest.raises(TypeError, match="str or bytes"):
+        parse(12)  # type: ignore[arg-type]

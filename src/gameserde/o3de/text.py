@@ -232,10 +232,15 @@ def _lone_surrogate(value: Any, text: str) -> int | None:
     return 0
 
 
-def parse(text: str | bytes, *, trailing_commas: bool = False) -> Any:
+def parse(text: str | bytes | bytearray | memoryview, *, trailing_commas: bool = False) -> Any:
     """Read O3DE JSON text (``str``, or UTF-8 ``bytes``) into Python values (see the module
     docstring). Raises :class:`~gameserde.errors.DecodeError` naming the line, the column and
-    the offset (bytes for ``bytes`` input, characters for ``str``)."""
+    the offset (bytes for ``bytes`` input, characters for ``str``); ``bytearray`` and
+    ``memoryview`` are read as ``bytes``, anything else is a ``TypeError``."""
+    if isinstance(text, bytearray | memoryview):
+        text = bytes(text)
+    elif not isinstance(text, str | bytes):
+        raise TypeError(f"parse reads str or bytes, not {type(text).__name__}")
     with collector_paused():
         return _parse(text, trailing_commas)
 
