@@ -63,12 +63,18 @@ def _load_element(ctx: LoadContext, t: TypeExpr, value: Any) -> tuple[Any, Resul
     return ctx.load(t, ctx.registry.create(t), value, True)
 
 
-def _clear(ctx: LoadContext, current: Any) -> tuple[bool, ResultCode]:
+def _start(ctx: LoadContext, container: Any) -> tuple[bool, ResultCode]:
+    """Before a container load: with ``clear_containers``, a container holding values is
+    cleared (reported, and the reporter may refuse it). Whether to go on, and the code to
+    start from (or to return)."""
+    result = ResultCode.task_only(Tasks.ReadField)
+    if not (container and ctx.clear_containers):
+        return True, result
     code = ctx.report(Tasks.Clear, Outcomes.Success, "Clearing container.")
     if code.outcome is Outcomes.Success:
-        current.clear()
+        container.clear()
         code = ctx.report(Tasks.Clear, Outcomes.Success, "Cleared container.")
-    return code.completed, code
+    return code.completed, result.combine(code) if code.completed else code
 
 
 def load_seq(ctx: LoadContext, t: TypeExpr, current: Any, value: Any) -> tuple[Any, ResultCode]:
@@ -81,14 +87,10 @@ def load_seq(ctx: LoadContext, t: TypeExpr, current: Any, value: Any) -> tuple[A
     container: Any = current if isinstance(current, set if is_set else list) else (
         set(current) if is_set else list(current))
     capacity = t.size if t.flavor == "fixed_vector" else None
-    result = ResultCode.task_only(Tasks.ReadField)
+    go_on, result = _start(ctx, container)
+    if not go_on:
+        return container, result
     start = len(container)
-    if start and ctx.clear_containers:
-        go_on, code = _clear(ctx, container)
-        if not go_on:
-            return container, code
-        result = result.combine(code)
-        start = len(container)
     element_type = t.args[0]
     for index, element in enumerate(value):
         ctx.push(index)
@@ -389,14 +391,10 @@ def load_map(ctx: LoadContext, t: TypeExpr, current: Any, value: Any) -> tuple[A
         container: Any = current if isinstance(current, list) else list(current or [])
     else:
         container = current if isinstance(current, dict) else dict(current or {})
+    go_on, result = _start(ctx, container)
+    if not go_on:
+        return container, result
     start = len(container)
-    result = ResultCode.task_only(Tasks.ReadField)
-    if start and ctx.clear_containers:
-        go_on, code = _clear(ctx, container)
-        if not go_on:
-            return container, code
-        result = result.combine(code)
-        start = len(container)
     if is_object(value):
         entries = members(value)
         for name, member in entries:
