@@ -19,6 +19,7 @@ from typing import Any
 from gameserde.errors import DecodeError
 from gameserde.o3de._context import MAX_DEPTH
 from gameserde.o3de._plans import Slow, accepted, cached, combine, packed
+from gameserde.o3de._pointers import dynamic_type
 from gameserde.o3de.registry import LEAVES, MATH, ClassInfo, Registry, TypeExpr
 from gameserde.o3de.result import Outcomes, ResultCode, Tasks
 from gameserde.o3de.typeid import name_crc
@@ -289,12 +290,7 @@ class _Compiler:
         def dynamic(current: Any) -> tuple[TypeExpr, Plan, Callable[[], Any], type | None]:
             entry = by_python.get(type(current))
             if entry is None:
-                actual = declared
-                if declared.kind == "class":
-                    found = registry.type_of_value(current)
-                    if found is not None and found.kind == "class":
-                        actual = found
-                entry = target(actual)
+                entry = target(dynamic_type(registry, declared, current))
                 if len(by_python) < _TYPE_CACHE:
                     by_python[type(current)] = entry
             return entry

@@ -6,7 +6,7 @@ from typing import Any
 
 from gameserde.o3de._classes import TYPE_FIELD, resolve_type_text, type_name
 from gameserde.o3de._context import NO_DEFAULT, LoadContext, StoreContext, is_object, members
-from gameserde.o3de.registry import TypeExpr
+from gameserde.o3de.registry import Registry, TypeExpr
 from gameserde.o3de.result import Outcomes, ResultCode, Tasks
 from gameserde.o3de.values import AnyValue
 
@@ -17,10 +17,10 @@ def _known(ctx: LoadContext | StoreContext, t: TypeExpr) -> bool:
     return t.kind != "class" or t.name in ctx.registry.classes
 
 
-def dynamic_type(ctx: LoadContext | StoreContext, declared: TypeExpr, value: Any) -> TypeExpr:
+def dynamic_type(registry: Registry, declared: TypeExpr, value: Any) -> TypeExpr:
     """The type of the object a pointer to ``declared`` points to (its class, for classes)."""
     if declared.kind == "class":
-        found = ctx.registry.type_of_value(value)
+        found = registry.type_of_value(value)
         if found is not None and found.kind == "class":
             return found
     return declared
@@ -62,7 +62,7 @@ def load_pointer(ctx: LoadContext, declared: TypeExpr, current: Any, value: Any
             explicit, target = True, found
     was_null, original = current is None, current
     if current is not None:
-        actual = dynamic_type(ctx, declared, current)
+        actual = dynamic_type(ctx.registry, declared, current)
         if not explicit:
             target = actual
         elif actual != target:
@@ -90,8 +90,8 @@ def store_pointer(ctx: StoreContext, declared: TypeExpr, value: Any, default: An
         keep = ctx.keep_defaults or default_object is not None
         return None, ResultCode.of(Tasks.RetrieveInfo,
                                    Outcomes.Success if keep else Outcomes.DefaultsUsed)
-    actual = dynamic_type(ctx, declared, value)
-    actual_default = declared if default_object is None else dynamic_type(ctx, declared,
+    actual = dynamic_type(ctx.registry, declared, value)
+    actual_default = declared if default_object is None else dynamic_type(ctx.registry, declared,
                                                                           default_object)
     store_type = False
     if actual != declared:

@@ -27,6 +27,7 @@ from gameserde.o3de._classes import type_name
 from gameserde.o3de._containers import by_compare
 from gameserde.o3de._context import MAX_DEPTH, NO_DEFAULT
 from gameserde.o3de._plans import Slow, accepted, cached, combine, packed
+from gameserde.o3de._pointers import dynamic_type
 from gameserde.o3de._primitives import as_float32
 from gameserde.o3de.registry import LEAVES, MATH, ClassInfo, Registry, TypeExpr
 from gameserde.o3de.result import Outcomes, ResultCode, Tasks
@@ -286,12 +287,7 @@ class _Compiler:
         def dynamic(value: Any) -> _Target:
             found = by_python.get(type(value))
             if found is None:
-                actual = declared
-                if declared.kind == "class":
-                    of_value = registry.type_of_value(value)
-                    if of_value is not None and of_value.kind == "class":
-                        actual = of_value
-                found = self.target(actual)
+                found = self.target(dynamic_type(registry, declared, value))
                 if len(by_python) < _DYNAMIC_CACHE:
                     by_python[type(value)] = found
             return found
