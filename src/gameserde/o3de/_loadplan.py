@@ -17,6 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from gameserde.errors import DecodeError
+from gameserde.o3de._classes import resolve_type_text
 from gameserde.o3de._context import MAX_DEPTH
 from gameserde.o3de._plans import Slow, accepted, cached, combine, packed
 from gameserde.o3de._pointers import dynamic_type
@@ -447,8 +448,6 @@ def _resolve(registry: Registry, declared: TypeExpr, text: Any,
              target: Callable[[TypeExpr], tuple[TypeExpr, Plan, Callable[[], Any], type | None]]
              ) -> tuple[TypeExpr, Plan, Callable[[], Any], type | None]:
     """The target of a ``$type`` the reference accepts without a report; else :class:`Slow`."""
-    from gameserde.o3de._classes import resolve_type_text
-
     if type(text) is not str:
         raise Slow
     how, found, _ = resolve_type_text(registry, text, declared)
