@@ -22,7 +22,7 @@ most ``max_expansion`` times the buffer's size plus :data:`JSON_SLACK`.
 
 from __future__ import annotations
 
-import math
+from gameserde._expansion import expansion_limit
 
 DEFAULT_MAX_EXPANSION = 16
 """Room for buffers that share strings or tables on purpose (flatc shares ``(shared)``
@@ -36,23 +36,15 @@ JSON_SLACK = 4096
 """Characters :func:`~gameserde.flatbuffers.json_output.to_json` may write beyond
 ``max_expansion`` times the buffer's size (room for the defaults of a small buffer)."""
 
-UNLIMITED = 1 << 62
-"""The budget of ``max_expansion=None`` (the C decoder counts in 64-bit integers)."""
-
-
 class Budget:
     """What may still be reproduced of a ``size``-byte buffer: ``left`` bytes."""
 
     __slots__ = ("factor", "left", "limit", "size")
 
     def __init__(self, size: int, factor: float | None) -> None:
-        if factor is not None and (isinstance(factor, bool) or not isinstance(factor, int | float)
-                                   or not factor >= 0):
-            raise ValueError(f"max_expansion must be a number >= 0 or None, not {factor!r}")
+        self.limit = expansion_limit(size, factor)
         self.size = size
         self.factor = factor
-        self.limit = (UNLIMITED if factor is None or factor * size >= UNLIMITED
-                      else math.floor(factor * size))
         self.left = self.limit
 
     def message(self) -> str:

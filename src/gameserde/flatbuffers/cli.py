@@ -6,6 +6,7 @@ import argparse
 import difflib
 from pathlib import Path
 
+from gameserde._expansion import cli_factor
 from gameserde.cli import CommandError
 from gameserde.errors import DecodeError
 from gameserde.flatbuffers._budget import DEFAULT_JSON_EXPANSION
@@ -39,7 +40,7 @@ def add_arguments(verb: str, parser: argparse.ArgumentParser) -> None:
     if verb == "decode":
         parser.add_argument("--defaults-json", action="store_true",
                             help="also print absent scalars with their defaults")
-        parser.add_argument("--max-expansion", type=_factor, default=DEFAULT_JSON_EXPANSION,
+        parser.add_argument("--max-expansion", type=cli_factor, default=DEFAULT_JSON_EXPANSION,
                             metavar="FACTOR",
                             help="refuse to print more than FACTOR times the binary's size "
                                  "plus 4096 characters (offsets may be shared: a small "
@@ -54,13 +55,6 @@ def add_arguments(verb: str, parser: argparse.ArgumentParser) -> None:
         parser.add_argument("--annotate-sparse-vectors", action="store_true",
                             help="show only the first and last element of long vectors "
                                  "(as flatc --annotate-sparse-vectors)")
-
-
-def _factor(text: str) -> float:
-    value = float(text)
-    if not value >= 0:
-        raise argparse.ArgumentTypeError(f"not a factor >= 0: {text}")
-    return value
 
 
 def _schema(args: argparse.Namespace) -> tuple[FbsSchema, str]:
