@@ -221,6 +221,21 @@ def test_decode_and_json_grow_linearly(family: str) -> None:
                        for b in bufs], f"{family} memory", base=256 << 10)
 
 
+PEAK_PER_INPUT_BYTE = 512
+"""docs/flatbuffers.md's K: what ``decode`` and ``to_json`` trace at most per buffer byte
+under their default budgets, beyond 256 KiB."""
+
+
+@pytest.mark.parametrize("family", list(FAMILIES))
+def test_memory_is_within_k_times_the_buffer(family: str) -> None:
+    for n in (24, 96, 384):
+        buf = FAMILIES[family](n)
+        for accelerated in (True, False):
+            cost = peak(lambda buf=buf: read(buf), accelerated=accelerated)
+            assert cost <= PEAK_PER_INPUT_BYTE * len(buf) + (256 << 10), (
+                f"{cost} bytes traced for a {len(buf)}-byte buffer")
+
+
 def test_cli_option(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "n.fbs").write_text(hb.NODE_SCHEMA)
     (tmp_path / "dag.bin").write_bytes(hb.dag(8))

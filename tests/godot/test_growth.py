@@ -243,3 +243,43 @@ def test_from_json_is_linear(family: Family, measure: str, mode: JsonMode) -> No
 def test_inspect_is_linear(family: Family, measure: str) -> None:
     assert_linear(family, lambda data: render(data, regions(data, max_depth=MAX_DEPTH)),
                   measure)
+
+
+# ---------------------------------------------------------------------------------------------
+# The absolute bound: Godot shares nothing, so a value costs what its own bytes spell out. The
+# cheapest bytes to decode into the most memory are these (4 or 8 bytes each); peak traced
+# memory stays within the per-byte constants of docs/godot.md ("Cost") at n, 4n and 16n.
+
+BYTES_PER_INPUT_BYTE = {"decode": 32, "to_json": 96, "inspect": 160}
+"""docs/godot.md's K: peak traced memory per input byte, beyond ``BOUND_SLACK``."""
+
+BOUND_SLACK = 64 << 10
+
+
+def cheap_values(make: Callable[[int], bytes]) -> Callable[[int], bytes]:
+    return lambda n: ARRAY(n) + make(n)
+
+
+EXPENSIVE = {
+    "nils": cheap_values(lambda n: NIL * n),
+    "empty_arrays": cheap_values(lambda n: ARRAY(0) * n),
+    "empty_dictionaries": cheap_values(lambda n: DICT(0) * n),
+    "vector4s": cheap_values(lambda n: (u32(12) + struct.pack("<4f", 1, 2, 3, 4)) * n),
+    "int_keys_to_empty_arrays": lambda n: DICT(n) + b"".join(INT(i) + ARRAY(0)
+                                                               for i in range(n)),
+}
+RUNS: dict[str, Callable[[bytes], Any]] = {
+    "decode": lambda data: decode(data),
+    "to_json": lambda data: to_json(decode(data)),
+    "inspect": lambda data: render(data, regions(data)),
+}
+
+
+@pytest.mark.parametrize("run", RUNS)
+@pytest.mark.parametrize("family", EXPENSIVE)
+def test_memory_is_within_k_times_the_input(family: str, run: str, accel: bool) -> None:
+    for n in (100, 400, 1600):
+        data = EXPENSIVE[family](n)
+        cost = peak_memory(lambda data=data: RUNS[run](data))  # type: ignore[misc]
+        bound = BYTES_PER_INPUT_BYTE[run] * len(data) + BOUND_SLACK
+        assert cost <= bound, f"{run}: {cost} bytes traced for {len(data)} bytes of input"
