@@ -197,6 +197,32 @@ def test_a_begun_frame_must_come_within_frame_timeout(caplog: pytest.LogCaptureF
             "frame_timeout=0.15 s") in caplog.text
 
 
+def test_time_paused_for_a_handler_slot_is_not_the_peers() -> None:
+    """Requests 1 and 2 and half of 3 come at once; with one slot, request 2 waits 0.3 s for
+    request 1's handler, then the rest of request 3 comes: 0.35 s after its first half, but
+    only 0.05 s after the server went back to reading, within frame_timeout=0.2."""
+    async def slow(frame: Frame, conn: Connection) -> dict[str, str]:
+        await asyncio.sleep(0.3 if frame.value["n"] == 1 else 0)
+        return {"s": str(frame.value["n"])}
+
+    async def test() -> None:
+        async with server({"RText": slow}, max_in_flight=1, frame_timeout=0.2) as port:
+            reader, writer = await asyncio.open_connection(HOST, port)
+            third = request(3, 3)
+            writer.write(request(1, 1) + request(2, 2) + third[:10])
+            await asyncio.sleep(0.35)
+            writer.write(third[10:])
+            frames: list[Frame] = []
+            decoder = FrameDecoder()
+            while len(frames) < 3:
+                chunk = await reader.read(4096)
+                assert chunk, "the server closed the connection"
+                frames += [raw.decode(SCHEMA) for raw in decoder.feed(chunk)]
+            assert [f.value["s"] for f in frames] == ["1", "2", "3"]
+            writer.close()
+    run(test)
+
+
 def test_an_idle_connection_is_closed_after_idle_timeout() -> None:
     async def test() -> None:
         async def slow(frame: Frame, conn: Connection) -> dict[str, str]:
