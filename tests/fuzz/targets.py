@@ -621,18 +621,27 @@ def kingsisle_load_schema(data: bytes) -> None:
 def kingsisle_serializers() -> tuple[Any, ...]:
     """Serializers of the synthetic type list of ``tests/kingsisle/typelists.py``: shallow
     and deep, each with eight flag sets (stateful, compact, human-readable enums, compressed,
-    forbidden deltas), and deep ones skipping unknown types; inflating at most 1 MiB."""
+    forbidden deltas), and deep ones skipping unknown types; the default max_expansion, and
+    one compressed serializer with max_expansion=1."""
     from gameserde.kingsisle import load_schema as ki_load
     from gameserde.kingsisle.serializer import Serializer
     from tests.kingsisle.typelists import type_list
 
     schema = ki_load(type_list())
-    return (*(Serializer(schema, flags=flags, shallow=shallow, recursion_limit=16,
-                         max_decompressed_size=1 << 20)
+    return (*(Serializer(schema, flags=flags, shallow=shallow, recursion_limit=16)
               for shallow in (True, False) for flags in (0, 2, 16, 18, 5, 8, 15, 31)),
             *(Serializer(schema, flags=flags, shallow=False, skip_unknown_types=True,
-                         recursion_limit=16, max_decompressed_size=1 << 20)
-              for flags in (0, 2)))
+                         recursion_limit=16)
+              for flags in (0, 2)),
+            Serializer(schema, flags=9, recursion_limit=16, max_expansion=1))
+
+
+def _kingsisle_read(ser: Any, size: int) -> int:
+    """The bytes ``ser`` reads of a ``size``-byte input: the input and what its zlib data may
+    inflate to (decoded values are linear in those)."""
+    from gameserde.kingsisle.serializer import Inflating
+
+    return size + int(Inflating(size, ser.max_expansion).limit)
 
 
 def kingsisle_decode(data: bytes) -> None:
@@ -646,7 +655,8 @@ def kingsisle_decode(data: bytes) -> None:
     ser = serializers[data[0] % len(serializers)]
     body = data[1:]
     kind, value = both_paths("kingsisle.decode", lambda: ser.decode(body),
-                             lambda v: _repr(v, len(body), "kingsisle.decode"))
+                             lambda v: _repr(v, _kingsisle_read(ser, len(body)),
+                                             "kingsisle.decode"))
     if kind != "ok":
         return
     kind, out = both_paths("kingsisle.encode of a decoded object", lambda: ser.encode(value))
@@ -657,15 +667,18 @@ def kingsisle_decode(data: bytes) -> None:
 def kingsisle_inspect(data: bytes) -> None:
     """``kingsisle.stream_map`` (byte 0 picks the serializer as in ``kingsisle.decode``):
     never raises, its rows follow each other in every section, it ends in an ERROR row
-    exactly when ``decode`` fails, and its text stays linear in the input."""
-    from gameserde.kingsisle.inspect import stream_map
+    exactly when ``decode`` fails (or when the map runs out of rows: ``max_expansion``, byte 0
+    bit 7 set: 1, else the default), and its text stays linear in its rows."""
+    from gameserde._expansion import expansion_limit
+    from gameserde.kingsisle.inspect import MAP_EXPANSION, ROW_SLACK, stream_map
 
     if not data:
         return
     serializers = kingsisle_serializers()
     ser = serializers[data[0] % len(serializers)]
     body = data[1:]
-    kind, m = outcome("kingsisle.inspect", lambda: stream_map(body, ser))
+    factor = 1 if data[0] & 0x80 else MAP_EXPANSION
+    kind, m = outcome("kingsisle.inspect", lambda: stream_map(body, ser, max_expansion=factor))
     if kind != "ok":
         raise Finding("invariant", f"kingsisle.inspect raised {m}", "kingsisle.inspect raises")
     for section in m.sections:
@@ -677,10 +690,16 @@ def kingsisle_inspect(data: bytes) -> None:
                               "kingsisle.inspect rows overlap")
             end = start + (row.bits if row.bits is not None else 8 * row.size)
     failed = outcome("kingsisle.decode", lambda: ser.decode(body))[0] != "ok"
-    if failed != (m.rows[-1].type == "ERROR" if m.rows else False):
+    last = m.rows[-1] if m.rows else None
+    cut = last is not None and last.type == "ERROR" and "max_expansion" in last.note
+    if failed != (last is not None and last.type == "ERROR") and not cut:
         raise Finding("invariant", f"kingsisle.inspect and decode disagree (decode failed: "
                       f"{failed})", "kingsisle.inspect disagrees with decode")
-    check_weight("kingsisle.inspect", len(m.render()), len(body), factor=4096)
+    rows = expansion_limit(len(body), factor, ROW_SLACK) + 8  # framing, trailing, ERROR
+    if len(m.rows) > rows:
+        raise Finding("expansion", f"kingsisle.inspect made {len(m.rows)} rows of "
+                      f"{len(body)} bytes (bound {rows})", "kingsisle.inspect rows")
+    check_weight("kingsisle.inspect", len(m.render()), len(m.rows), factor=512)
 
 
 def kingsisle_from_xml(data: bytes) -> None:
@@ -744,21 +763,23 @@ def kingsisle_from_json(data: bytes) -> None:
 
 
 def kingsisle_bind(data: bytes) -> None:
-    """``kingsisle.read_bind`` (byte 0: bit 0 property mask 0x18, bit 1 skip unknown types),
-    then ``write_bind`` of the object with the file's flags, which must read back to the same
-    JSON; C and Python paths agree on both."""
+    """``kingsisle.read_bind`` (byte 0: bit 0 property mask 0x18, bit 1 skip unknown types,
+    bit 2 max_expansion 1), then ``write_bind`` of the object with the file's flags, which
+    must read back to the same JSON; C and Python paths agree on both."""
     from gameserde.kingsisle import read_bind, to_json, write_bind
+    from gameserde.kingsisle.serializer import MAX_EXPANSION, Inflating
 
     if not data:
         return
     schema = kingsisle_serializers()[0].schema
     mask = 0x18 if data[0] & 1 else 7
-    options = {"property_mask": mask, "recursion_limit": 16,
-               "max_decompressed_size": 1 << 20}
+    options = {"property_mask": mask, "recursion_limit": 16}
+    factor = 1 if data[0] & 4 else MAX_EXPANSION
     body = data[1:]
     kind, value = both_paths("kingsisle.read_bind", lambda: read_bind(
-        body, schema, skip_unknown_types=bool(data[0] & 2), **options),
-        lambda v: _repr(v, len(body), "kingsisle.read_bind"))
+        body, schema, skip_unknown_types=bool(data[0] & 2), max_expansion=factor, **options),
+        lambda v: _repr(v, len(body) + Inflating(len(body), factor).limit,
+                        "kingsisle.read_bind"))
     if kind != "ok":
         return
     flags = int.from_bytes(body[4:8], "little") & 0x1F
@@ -768,7 +789,7 @@ def kingsisle_bind(data: bytes) -> None:
         return
     check_weight("kingsisle.write_bind of a read object", len(out), len(body))
     kind, back = outcome("kingsisle.read_bind of write_bind",
-                         lambda: read_bind(out, schema, **options))
+                         lambda: read_bind(out, schema, max_expansion=None, **options))
     if kind != "ok" or to_json(back, schema=schema) != to_json(value, schema=schema):
         raise Finding("invariant", f"kingsisle.write_bind wrote a file that reads back "
                       f"differently: {str(back)[:200]}", "kingsisle.bind round trip")

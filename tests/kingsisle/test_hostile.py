@@ -3,8 +3,9 @@ SchemaError) only, no hang, and cost bounded by the input, not by what it claims
 
 - truncations at every offset of generated encodings (shallow, deep, compressed, stateful);
 - object and record sizes that lie, lengths of 2^32-1 and, in the compact form, 2^31-1;
-- decompression bombs: declared sizes over the cap are refused before inflating, data that
-  inflates past its declared size is stopped there;
+- decompression bombs: declared sizes past ``max_expansion`` are refused before inflating,
+  data that inflates past its declared size is stopped there (the growth of what bombs cost
+  is ``test_growth.py``'s);
 - nesting 10^5 deep fails at the recursion limit, at the cost of the first levels;
 - families of growing hostile inputs (the pattern of ``tests/fuzz/test_growth.py``): as the
   input doubles, the calls and peak memory of decode (shallow, deep, compressed) and of
@@ -21,10 +22,11 @@ from typing import Any
 
 import pytest
 
+from gameserde._expansion import expansion_limit
 from gameserde.errors import DecodeError, SchemaError
 from gameserde.kingsisle import load_schema, property_hash, string_id
 from gameserde.kingsisle.objects import KiObject
-from gameserde.kingsisle.serializer import Serializer
+from gameserde.kingsisle.serializer import INFLATE_SLACK, Serializer
 from tests.fuzz.test_growth import assert_flat, assert_linear, calls, peak
 from tests.kingsisle.strategies import cases
 from tests.kingsisle.test_generated import collect, prepared
@@ -175,13 +177,15 @@ BOMB = bomb(32 << 20)
 
 @pytest.mark.parametrize("manual", [False, True])
 def test_decompression_bombs_are_capped_before_and_while_inflating(manual: bool) -> None:
-    cap = 1 << 20
-    ser = Serializer(SCHEMA, flags=0 if manual else 8, manual_compression=manual,
-                     max_decompressed_size=cap)
     lead = b"" if manual else b"\x01"
+    size = len(lead) + 4 + len(BOMB)
+    factor = (1 << 20) / size  # about 1 MiB
+    ser = Serializer(SCHEMA, flags=0 if manual else 8, manual_compression=manual,
+                     max_expansion=factor)
+    cap = expansion_limit(size, factor, INFLATE_SLACK)
     for declared in (2**32 - 1, 2**31, cap + 1):
         data = lead + declared.to_bytes(4, "little") + BOMB
-        assert "more than the limit" in decode_error(ser, data)
+        assert f"limit {cap}); a larger max_expansion" in decode_error(ser, data)
         assert calls(lambda d=data: ser.decode(d)) < 500
         assert peak(lambda d=data: ser.decode(d)) < 64 << 10
     for declared in (1000, cap):
@@ -315,7 +319,7 @@ def test_claimed_lengths_cost_nothing() -> None:
     assert_flat(lambda n: claimed("m_u", n, True), ser.decode, (1 << 10, 1 << 20, 1 << 30))
     assert_flat(lambda n: claimed("m_o", n, False), Serializer(SCHEMA).decode,
                 (1 << 10, 1 << 20, 1 << 30))
-    packed = Serializer(SCHEMA, flags=8, max_decompressed_size=1 << 31)
+    packed = Serializer(SCHEMA, flags=8, max_expansion=None)
     assert_flat(lambda n: b"\x01" + n.to_bytes(4, "little") + zlib.compress(b"\0" * 64),
                 packed.decode, (1 << 16, 1 << 20, 1 << 30))  # (zlib's first block: 32 KiB)
 

@@ -8,16 +8,13 @@ from pathlib import Path
 
 from gameserde._bytemap import Path as MapPath
 from gameserde._bytemap import Region
+from gameserde._expansion import add_option
 from gameserde.cli import CommandError
 from gameserde.errors import DecodeError, SchemaError
 from gameserde.kingsisle.files import BIND_FLAGS, BIND_MAGIC, read_bind, write_bind
+from gameserde.kingsisle.inspect import MAP_EXPANSION, StreamMap
 from gameserde.kingsisle.objects import KiObject
-from gameserde.kingsisle.serializer import (
-    ALL_FLAGS,
-    MAX_DECOMPRESSED_SIZE,
-    STATEFUL_FLAGS,
-    Serializer,
-)
+from gameserde.kingsisle.serializer import ALL_FLAGS, MAX_EXPANSION, STATEFUL_FLAGS, Serializer
 from gameserde.kingsisle.typelist import KiSchema, load_schema
 
 VERBS = ("decode", "encode", "verify", "inspect")
@@ -72,10 +69,11 @@ def add_arguments(verb: str, parser: argparse.ArgumentParser) -> None:
         parser.add_argument("--skip-unknown-types", action="store_true",
                             help="deep mode: read objects of classes the type list lacks as "
                                  "null and skip unknown properties, instead of failing")
-        parser.add_argument("--max-decompressed-size", type=_number,
-                            default=MAX_DECOMPRESSED_SIZE, metavar="BYTES",
-                            help="refuse zlib data inflating to more than BYTES (default "
-                                 f"{MAX_DECOMPRESSED_SIZE})")
+    if verb == "inspect":
+        add_option(parser, MAP_EXPANSION, "the rows of the map or the bytes its zlib data "
+                                          "inflates to")
+    elif verb != "encode":
+        add_option(parser, MAX_EXPANSION, "the bytes its zlib data inflates to")
     if verb == "decode":
         parser.add_argument("--enum-names", action="store_true",
                             help="write enums as their option names (A|B for bit flags)")
@@ -130,8 +128,7 @@ def _serializer(args: argparse.Namespace, schema: KiSchema) -> Serializer:
     return Serializer(schema, flags=args.flags or 0, shallow=not args.deep,
                       property_mask=args.mask, manual_compression=args.manual_compression,
                       skip_unknown_types=skip, recursion_limit=args.recursion_limit,
-                      max_decompressed_size=getattr(args, "max_decompressed_size",
-                                                    MAX_DECOMPRESSED_SIZE))
+                      max_expansion=getattr(args, "max_expansion", MAX_EXPANSION))
 
 
 def _bind(args: argparse.Namespace, data: bytes) -> bool:
@@ -151,7 +148,7 @@ def _read(args: argparse.Namespace, data: bytes) -> tuple[KiSchema, KiObject]:
     return schema, read_bind(data, schema, property_mask=args.mask,
                              skip_unknown_types=args.skip_unknown_types,
                              recursion_limit=args.recursion_limit,
-                             max_decompressed_size=args.max_decompressed_size)
+                             max_expansion=args.max_expansion)
 
 
 def decode(args: argparse.Namespace, data: bytes) -> bytes:
@@ -186,7 +183,8 @@ def verify(args: argparse.Namespace, data: bytes) -> str:
 
 
 def inspect(args: argparse.Namespace, data: bytes) -> tuple[str, str | None]:
-    """The bit map, and the reason the data does not decode (None when it does)."""
+    """The bit map, and the reason the data does not decode or the map was cut short (None
+    when neither)."""
     from gameserde.kingsisle.inspect import stream_map
 
     error = None
@@ -195,9 +193,18 @@ def inspect(args: argparse.Namespace, data: bytes) -> tuple[str, str | None]:
     except DecodeError as e:
         schema, error = _schema(args), str(e)
     if not _bind(args, data):
-        return stream_map(data, _serializer(args, schema)).render(), error
+        m = stream_map(data, _serializer(args, schema), max_expansion=args.max_expansion)
+        return m.render(), error or _cut(m)
     deep = argparse.Namespace(**{**vars(args), "deep": True, "flags": STATEFUL_FLAGS})
-    m = stream_map(data, _serializer(deep, schema), offset=len(BIND_MAGIC))
+    m = stream_map(data, _serializer(deep, schema), offset=len(BIND_MAGIC),
+                   max_expansion=args.max_expansion)
     m.sections[0].rows.insert(0, Region(0, len(BIND_MAGIC), MapPath(None, "$"), "magic",
                                         "BINd file"))
-    return m.render(), error
+    return m.render(), error or _cut(m)
+
+
+def _cut(m: StreamMap) -> str | None:
+    """The message of the ERROR row a map ends in (one of a stream that decodes: the map
+    ran out of rows), else None."""
+    rows = m.sections[-1].rows
+    return rows[-1].note if rows and rows[-1].type == "ERROR" else None

@@ -15,9 +15,10 @@ from gameserde.kingsisle.objects import KiObject
 from gameserde.kingsisle.serializer import (
     COMPACT_LENGTH_PREFIXES,
     INFLATED_NOTE,
-    MAX_DECOMPRESSED_SIZE,
+    MAX_EXPANSION,
     STATEFUL_FLAGS,
     WITH_COMPRESSION,
+    Inflating,
     Serializer,
 )
 from gameserde.kingsisle.typelist import KiSchema
@@ -32,19 +33,19 @@ BIND_FLAGS = STATEFUL_FLAGS | COMPACT_LENGTH_PREFIXES | WITH_COMPRESSION
 def read_bind(data: bytes | bytearray | memoryview, schema: KiSchema, *,
               property_mask: int = 7, skip_unknown_types: bool = False,
               recursion_limit: int = 127,
-              max_decompressed_size: int = MAX_DECOMPRESSED_SIZE) -> KiObject:
+              max_expansion: float | None = MAX_EXPANSION) -> KiObject:
     """The root object of a ``BINd`` file. The stream's flags word says how it is written;
     the options are the :class:`Serializer`'s (katsuba's CLI reads game files with
-    ``property_mask=0x18``)."""
+    ``property_mask=0x18``); ``max_expansion`` counts the file's size, magic included."""
     data = bytes(data)
     if data[:4] != BIND_MAGIC:
         raise DecodeError(f"not a BINd file: it starts with {data[:4]!r}, not {BIND_MAGIC!r}",
                           offset=0, format="kingsisle")
     ser = Serializer(schema, flags=STATEFUL_FLAGS, shallow=False, property_mask=property_mask,
                      skip_unknown_types=skip_unknown_types, recursion_limit=recursion_limit,
-                     max_decompressed_size=max_decompressed_size)
+                     max_expansion=max_expansion)
     try:
-        return ser.decode(data[4:])
+        return ser._decode(data[4:], Inflating(len(data), ser.max_expansion))
     except DecodeError as e:  # offsets in the file, magic included (not in inflated data)
         if e.offset is not None and not e.message.endswith(INFLATED_NOTE):
             e.offset += len(BIND_MAGIC)

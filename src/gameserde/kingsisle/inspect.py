@@ -10,7 +10,9 @@ row. Compressed data makes a section of its own: the rows of the inflated bytes 
 offsets in them. Bad input is mapped up to the failure, whose row (type ``ERROR``) reaches
 to the end of its section and carries the message. The walk is the serializer's own
 reference decoder, so the map and :meth:`Serializer.decode` agree on every bit; its cost is
-linear in the input.
+linear in the input: zlib data inflates within the serializer's ``max_expansion``, and the
+rows are at most :func:`stream_map`'s ``max_expansion`` times the input's size (plus
+:data:`ROW_SLACK`), a map that would have more ending in an ERROR row naming the option.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gameserde._bytemap import Path, Region, render
+from gameserde._expansion import check_factor, exceeded, expansion_limit
 from gameserde._recursion import recursion_room
 from gameserde.errors import DecodeError, EncodeError
 from gameserde.kingsisle.bitbuf import BitReader
@@ -28,6 +31,7 @@ from gameserde.kingsisle.serializer import (
     ALL_FLAGS,
     STATEFUL_FLAGS,
     WITH_COMPRESSION,
+    Inflating,
     Serializer,
     _enum_text,
 )
@@ -36,10 +40,17 @@ from gameserde.schema.model import Enum, Field, List, Ref
 
 _DELTA = FLAGS["DELTA_ENCODE"]
 
-__all__ = ["NOTE_LIMIT", "Section", "StreamMap", "stream_map"]
+__all__ = ["MAP_EXPANSION", "NOTE_LIMIT", "ROW_SLACK", "Section", "StreamMap", "stream_map"]
 
 NOTE_LIMIT = 60
 """Longest value a row shows; longer ones are cut and end with ``...``."""
+
+MAP_EXPANSION = 16.0
+"""The default ``max_expansion`` of :func:`stream_map`: at most 16 rows per input byte (plus
+:data:`ROW_SLACK`); a stream without zlib data has at most 8 (a row per bit)."""
+
+ROW_SLACK = 4096
+"""Rows any map may have beyond ``max_expansion`` times the input's size."""
 
 _FLAG_NAMES = ("STATEFUL_FLAGS", "COMPACT_LENGTH_PREFIXES", "HUMAN_READABLE_ENUMS",
                "WITH_COMPRESSION", "FORBID_DELTA_ENCODE")
@@ -73,17 +84,23 @@ class StreamMap:
 
 
 def stream_map(data: bytes | bytearray | memoryview, serializer: Serializer, *,
-               offset: int = 0) -> StreamMap:
+               offset: int = 0, max_expansion: float | None = MAP_EXPANSION) -> StreamMap:
     """The map of the stream at ``offset`` in ``data`` as ``serializer`` (its flags, mode,
-    mask...) reads it; rows give offsets in ``data``."""
+    mask, ``max_expansion`` for inflating...) reads it; rows give offsets in ``data``. The
+    map has at most ``max_expansion`` times the size of the stream (``data`` from
+    ``offset``) rows plus :data:`ROW_SLACK` (None or ``inf``: no limit): past that it ends
+    in an ERROR row naming the option."""
     raw = bytes(data)
     if not 0 <= offset <= len(raw):
         raise ValueError(f"offset {offset} is outside the {len(raw)} bytes of input")
+    factor = check_factor(max_expansion)
+    size = len(raw) - offset
     sections = [Section("stream", raw)]
     root = Path(None, "$")
     try:
-        flags, body, start = _framing(raw, offset, serializer, sections)
-        mapper = _Mapper(serializer, flags, root)
+        flags, body, start = _framing(raw, offset, serializer, sections,
+                                      Inflating(size, serializer.max_expansion))
+        mapper = _Mapper(serializer, flags, root, _Rows(size, factor))
         reader = _Recorder(body, 8 * start, mapper.raw_row)
         mapper.section = sections[-1]
         with recursion_room(_FRAMES_PER_LEVEL * serializer.recursion_limit + 100):
@@ -112,13 +129,14 @@ def _error(section: Section, offset: int, where: Path, message: str) -> None:
     section.rows.append(Region(at, len(section.data) - at, where, "ERROR", message))
 
 
-def _framing(data: bytes, pos: int, ser: Serializer,
-             sections: list[Section]) -> tuple[int, bytes, int]:
+def _framing(data: bytes, pos: int, ser: Serializer, sections: list[Section],
+             budget: Inflating) -> tuple[int, bytes, int]:
     """Rows for the layers around the body of the stream at ``pos``: the flags in force, the
     bytes holding the body and where in them it starts."""
     root = Path(None, "$")
     if ser.manual_compression:
-        data, pos = _zlib_rows(data[pos:], pos, ser, sections, "manually compressed stream"), 0
+        data, pos = _zlib_rows(data[pos:], pos, sections, "manually compressed stream",
+                               budget), 0
     rows = sections[-1].rows
     flags = ser.flags
     if flags & STATEFUL_FLAGS:
@@ -138,21 +156,41 @@ def _framing(data: bytes, pos: int, ser: Serializer,
                        "compressed" if marker else "not compressed"))
     if not marker:
         return flags, data, pos + 1
-    return flags, _zlib_rows(data[pos + 1:], pos + 1, ser, sections, "inflated body"), 0
+    return flags, _zlib_rows(data[pos + 1:], pos + 1, sections, "inflated body", budget), 0
 
 
-def _zlib_rows(data: bytes, offset: int, ser: Serializer, sections: list[Section],
-               title: str) -> bytes:
+def _zlib_rows(data: bytes, offset: int, sections: list[Section], title: str,
+               budget: Inflating) -> bytes:
     """Rows for ``u32 size | zlib data`` at ``offset``; a new section for what it inflates
     to, which is returned."""
     root = Path(None, "$")
     rows = sections[-1].rows
-    inflated = ser._inflate(data, offset)
+    inflated = Serializer._inflate(data, offset, budget)
     rows.append(Region(offset, 4, root, "inflated size", f"{len(inflated)} bytes"))
     rows.append(Region(offset + 4, len(data) - 4, root, "zlib data",
                        f"{len(data) - 4} bytes inflating to {len(inflated)}"))
     sections.append(Section(title, inflated))
     return inflated
+
+
+class _Rows:
+    """The rows a map may still get: ``factor`` times the stream's ``size`` plus
+    :data:`ROW_SLACK`."""
+
+    __slots__ = ("factor", "left", "limit", "size")
+
+    def __init__(self, size: int, factor: float | None) -> None:
+        self.size = size
+        self.factor = factor
+        self.limit = self.left = expansion_limit(size, factor, ROW_SLACK)
+
+    def take(self, offset: int) -> None:
+        """Count a row, or raise the DecodeError naming max_expansion."""
+        if not self.left:
+            raise DecodeError(exceeded(f"the map would have more than {self.limit} rows",
+                                       self.limit, self.size, self.factor),
+                              offset=offset, format="kingsisle")
+        self.left -= 1
 
 
 class _Recorder(BitReader):
@@ -188,12 +226,13 @@ class _Recorder(BitReader):
 class _Mapper(Serializer):
     """The reference decoder with hooks that turn what it reads into rows."""
 
-    def __init__(self, ser: Serializer, flags: int, root: Path) -> None:
+    def __init__(self, ser: Serializer, flags: int, root: Path, rows: _Rows) -> None:
         super().__init__(ser.schema, flags=flags, shallow=ser.shallow,
                          property_mask=ser.property_mask,
                          skip_unknown_types=ser.skip_unknown_types,
                          recursion_limit=ser.recursion_limit,
-                         max_decompressed_size=ser.max_decompressed_size)
+                         max_expansion=ser.max_expansion)
+        self.rows = rows
         self.where = root
         self.lists: list[list[Any] | None] = []  # per property: [list path, next index]
         self.deltas: list[Iterator[str] | None] = []  # per object: its delta properties
@@ -203,6 +242,7 @@ class _Mapper(Serializer):
 
     def row(self, start: int, bits: int, kind: str, note: str,
             where: Path | None = None) -> None:
+        self.rows.take(start >> 3)
         self.section.rows.append(Region(start >> 3, ((start & 7) + bits + 7) >> 3,
                                         where or self.where, kind, note, start & 7, bits))
 

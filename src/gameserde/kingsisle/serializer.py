@@ -3,8 +3,8 @@
 It covers the stream framing and the body: objects in shallow and deep mode, the property
 mask, deprecated and delta-encoded properties, compact length prefixes, integer enums, every
 leaf type and leaf struct (as dicts with katsuba's keys), strings, wide strings, nested and
-null objects and lists, human-readable enums, stateful flags, zlib compression (with a cap on
-what it inflates to) and manual compression.
+null objects and lists, human-readable enums, stateful flags, zlib compression (what it
+inflates to is at most ``max_expansion`` times the input's size) and manual compression.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import struct
 import zlib
 from typing import Any
 
+from gameserde._expansion import check_factor, exceeded, expansion_limit
 from gameserde._float32 import float32_from_bits, float32_to_bits
 from gameserde._recursion import recursion_room
 from gameserde.errors import DecodeError, EncodeError
@@ -24,8 +25,8 @@ from gameserde.kingsisle.typelist import FLAGS, KiSchema
 from gameserde.schema.model import Enum, Field, List, Record, Ref
 
 __all__ = ["ALL_FLAGS", "COMPACT_LENGTH_PREFIXES", "FORBID_DELTA_ENCODE", "HUMAN_READABLE_ENUMS",
-           "INFLATED_NOTE", "MAX_DECOMPRESSED_SIZE", "STATEFUL_FLAGS", "WITH_COMPRESSION",
-           "Serializer", "option_value"]
+           "INFLATED_NOTE", "INFLATE_SLACK", "MAX_EXPANSION", "STATEFUL_FLAGS", "WITH_COMPRESSION",
+           "Inflating", "Serializer", "option_value"]
 
 STATEFUL_FLAGS = 1 << 0
 COMPACT_LENGTH_PREFIXES = 1 << 1
@@ -38,9 +39,13 @@ INFLATED_NOTE = " (the offset is in the inflated data)"
 """Ends the message of an error inside compressed data, whose offset is in the inflated
 bytes (``gameserde inspect`` shows them)."""
 
-MAX_DECOMPRESSED_SIZE = 256 * 1024 * 1024
-"""The default cap on an inflated stream: larger declared sizes are refused before
-inflating, and inflating stops there."""
+MAX_EXPANSION = 32.0
+"""The default ``max_expansion``: the zlib data of a stream inflates to at most 32 times the
+input's size (plus :data:`INFLATE_SLACK`). Game-like data deflates 3 to 8 times; zlib's
+utmost is about 1030."""
+
+INFLATE_SLACK = 4096
+"""Bytes any input may inflate to beyond ``max_expansion`` times its size."""
 
 _FRAMES_PER_LEVEL = 4
 """Python frames one level of objects and lists takes (room is made for recursion_limit)."""
@@ -118,6 +123,27 @@ def _fail(message: str, r: BitReader) -> DecodeError:
     return DecodeError(message, offset=r.bit_position >> 3, format="kingsisle")
 
 
+class Inflating:
+    """The bytes the zlib data of one input may still inflate to: ``max_expansion`` times
+    the input's ``size`` plus :data:`INFLATE_SLACK`, for all its zlib parts together."""
+
+    __slots__ = ("factor", "left", "limit", "size")
+
+    def __init__(self, size: int, factor: float | None) -> None:
+        self.size = size
+        self.factor = factor
+        self.limit = self.left = expansion_limit(size, factor, INFLATE_SLACK)
+
+    def take(self, n: int, offset: int) -> None:
+        """Count ``n`` more inflated bytes, or raise the DecodeError naming max_expansion."""
+        if n > self.left:
+            total = self.limit - self.left + n
+            raise DecodeError(exceeded(f"the zlib data would inflate to {total} bytes",
+                                       self.limit, self.size, self.factor),
+                              offset=offset, format="kingsisle")
+        self.left -= n
+
+
 class Serializer:
     """Reads and writes ObjectProperty streams of one type list (``schema``).
 
@@ -131,13 +157,16 @@ class Serializer:
     object of an unknown class as None and skips a property of an unknown hash, noting both
     in :attr:`skipped` (katsuba skips the classes and refuses the properties),
     ``recursion_limit`` bounds the nesting of objects and lists (katsuba's 127),
-    ``max_decompressed_size`` caps what zlib data may inflate to.
+    ``max_expansion`` bounds what zlib data inflates to: all the inflated bytes of a stream
+    together are at most that factor times the input's size plus :data:`INFLATE_SLACK`
+    (None or ``inf``: no limit), else a DecodeError naming it, raised before inflating when
+    the stream's declared size is past it.
     """
 
     def __init__(self, schema: KiSchema, *, flags: int = 0, shallow: bool = True,
                  property_mask: int = 7, manual_compression: bool = False,
                  skip_unknown_types: bool = False, recursion_limit: int = 127,
-                 max_decompressed_size: int = MAX_DECOMPRESSED_SIZE) -> None:
+                 max_expansion: float | None = MAX_EXPANSION) -> None:
         if flags & ~ALL_FLAGS:
             raise ValueError(f"serializer flags 0x{flags:x} set undefined bits")
         if skip_unknown_types and shallow:
@@ -149,7 +178,7 @@ class Serializer:
         self.property_mask = property_mask
         self.manual_compression = manual_compression
         self.recursion_limit = recursion_limit
-        self.max_decompressed_size = max_decompressed_size
+        self.max_expansion = check_factor(max_expansion)
         self.skip_unknown_types = skip_unknown_types
         self.skipped: list[tuple[int, str, int]] = []
         """What the last :meth:`decode` skipped with ``skip_unknown_types``: (byte offset,
@@ -170,17 +199,21 @@ class Serializer:
         """The root object of a stream (bytes after it are ignored, as in katsuba); a null
         root is an error."""
         data = bytes(data)
+        return self._decode(data, Inflating(len(data), self.max_expansion))
+
+    def _decode(self, data: bytes, budget: Inflating) -> KiObject:
+        """:meth:`decode` of ``data``, inflating within ``budget``."""
         self.skipped = []
         if not self.manual_compression:
-            return self._stream(data)
-        data = self._inflate(data, 0)
+            return self._stream(data, budget)
+        data = self._inflate(data, 0, budget)
         try:
-            return self._stream(data)
+            return self._stream(data, budget)
         except DecodeError as e:
             _note_inflated(e)
             raise
 
-    def _stream(self, data: bytes) -> KiObject:
+    def _stream(self, data: bytes, budget: Inflating) -> KiObject:
         """The root object of a stream: its flags word, compression and body."""
         flags, pos = self.flags, 0
         if flags & STATEFUL_FLAGS:
@@ -195,7 +228,7 @@ class Serializer:
                                   format="kingsisle")
             marker, pos = data[pos], pos + 1
             if marker:
-                data, pos, inflated = self._inflate(data[pos:], pos), 0, True
+                data, pos, inflated = self._inflate(data[pos:], pos, budget), 0, True
         try:
             return self._body(data[pos:], flags)
         except DecodeError as e:  # offsets in the input, or said to be in inflated data
@@ -221,16 +254,15 @@ class Serializer:
             raise DecodeError("the root object is null", offset=0, format="kingsisle")
         return root
 
-    def _inflate(self, data: bytes, offset: int) -> bytes:
-        """``u32 inflated size | zlib data``, inflated within ``max_decompressed_size``."""
+    @staticmethod
+    def _inflate(data: bytes, offset: int, budget: Inflating) -> bytes:
+        """``u32 inflated size | zlib data``, inflated within ``budget`` (refused before
+        inflating when the declared size is past it; zlib stops at the declared size)."""
         if len(data) < 4:
             raise DecodeError("the inflated size needs 4 bytes", offset=offset,
                               format="kingsisle")
         size = int.from_bytes(data[:4], "little")
-        if size > self.max_decompressed_size:
-            raise DecodeError(f"the stream says it inflates to {size} bytes, more than the "
-                              f"limit of {self.max_decompressed_size}", offset=offset,
-                              format="kingsisle")
+        budget.take(size, offset)
         inflater = zlib.decompressobj()
         try:
             out = inflater.decompress(data[4:], size + 1)
