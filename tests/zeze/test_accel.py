@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from gameserde import zeze
+from gameserde._expansion import UNLIMITED
 from gameserde.errors import DecodeError, EncodeError
 from gameserde.zeze import _accel
 from gameserde.zeze._plan import plans_of
@@ -94,7 +95,7 @@ def test_c_decodes_the_plain_vectors_itself(bean: str) -> None:
     plan = plans.bean(bean)
     for b, data in BEAN_CASES:
         if b == bean:
-            result = _accel.decode(plans, plan, data, 0, zeze.codec.MAX_DEPTH)
+            result = _accel.decode(plans, plan, data, 0, zeze.codec.MAX_DEPTH, UNLIMITED)
             assert result is not None and result[1] == len(data)
 
 

@@ -3,7 +3,8 @@
 The pure-Python encoder and decoder are the reference. The C twin handles beans that are
 plain (one layer; no decimal, no beankey as a map key or set element; every nested bean and
 every bean of a dynamic plain too) and values of the common Python types; whenever it meets
-anything else, or bad input, it gives up (:func:`decode` here returns None, a ``Codec``
+anything else, bad input, or absent fields whose defaults would overrun the
+``max_expansion`` budget, it gives up (:func:`decode` here returns None, a ``Codec``
 method calls the reference it was given), and the reference runs over the whole input, which
 gives the result or raises the exact error. So the public API gives the same bytes, values
 and errors with or without it.
@@ -18,12 +19,13 @@ import dataclasses
 import types
 from typing import Any
 
+from gameserde._expansion import UNLIMITED
 from gameserde._extensions import load_extension, pure_requested
 from gameserde.zeze._javastr import decode_java
 from gameserde.zeze._plan import IMMUTABLE_KINDS, BeanPlan, Plans, TypePlan
 from gameserde.zeze.values import Dynamic
 
-API_VERSION = 1
+API_VERSION = 2
 
 speedups: Any = load_extension("gameserde.zeze._speedups", API_VERSION)
 
@@ -59,7 +61,7 @@ class _Compiler:
             if t is None:
                 self.index[name] = None
                 return None
-            fields.append((f.id, f.name, t, f.default))
+            fields.append((f.id, f.name, t, f.default, min(f.cost, UNLIMITED)))
         cls, descriptors = _slots(plan)
         self.beans[slot] = (fields, cls, descriptors)
         return slot
@@ -182,24 +184,28 @@ def _slot(plans: Plans, plan: BeanPlan, max_depth: int, classes: bool = False) -
 
 
 def codec(plans: Plans, plan: BeanPlan, max_depth: int, encode_reference: Any,
-          decode_reference: Any, classes: bool) -> Any:
+          decode_reference: Any, classes: bool, max_expansion: float | None,
+          slack: int) -> Any:
     """A ``_speedups.Codec`` for ``plan`` (its ``encode``/``decode`` methods run C and call
     the references when C gives up), or None when C cannot serve the bean (``classes``:
-    decoding makes the schema's dataclass instances)."""
+    decoding makes the schema's dataclass instances; a decode may build ``max_expansion``
+    times the input's size plus ``slack`` default values, as the reference counts them)."""
     classes = classes and plan.cls is not None
     slot = _slot(plans, plan, max_depth, classes)
     if slot is None:
         return None
+    factor = -1.0 if max_expansion is None else max_expansion
     return speedups.Codec(program_of(plans).program, slot, max_depth, encode_reference,
-                          decode_reference, classes)
+                          decode_reference, classes, factor, slack)
 
 
-def decode(plans: Plans, plan: BeanPlan, data: Any, offset: int,
-           max_depth: int) -> tuple[Any, int] | None:
-    """The C decoding of the bean at ``offset``, or None when the reference must do it."""
+def decode(plans: Plans, plan: BeanPlan, data: Any, offset: int, max_depth: int,
+           budget: int) -> tuple[Any, int] | None:
+    """The C decoding of the bean at ``offset`` (building at most ``budget`` default
+    values), or None when the reference must do it."""
     slot = _slot(plans, plan, max_depth)
     if slot is None:
         return None
     result: tuple[Any, int] | None = speedups.decode(program_of(plans).program, slot, data,
-                                                     offset, max_depth)
+                                                     offset, max_depth, budget)
     return result

@@ -6,7 +6,8 @@ Java's conversions from whatever wire type its tag carries (:mod:`._convert`), a
 get their zero value, and an incompatible wire type raises :class:`DecodeError` where Java
 throws. ``01`` continues with the base's layer, or, in a bean without ``base=``, skips the
 rest of the bean. Nesting deeper than ``max_depth`` raises :class:`DecodeError` (Java has no
-limit and overflows its stack).
+limit and overflows its stack), and so do absent fields whose default values (counted by
+:attr:`FieldPlan.cost`) would take the decode past its ``max_expansion`` budget.
 """
 
 from __future__ import annotations
@@ -16,28 +17,50 @@ import decimal
 import re
 from typing import Any
 
+from gameserde._expansion import exceeded
 from gameserde.errors import DecodeError, path_key
 from gameserde.zeze import bytebuffer as bb
 from gameserde.zeze._convert import float_to_int, int_to_float32, to_float32, wrap
-from gameserde.zeze._plan import BeanPlan, Plans, TypePlan
+from gameserde.zeze._plan import BeanPlan, FieldPlan, Plans, TypePlan
 from gameserde.zeze.bytebuffer import Reader
 from gameserde.zeze.values import UNKNOWN_KEY, Dynamic, FrozenBean, UnknownField
 
 _JAVA_DECIMAL = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 
 
+class Budget:
+    """How many default values a decode may still build: ``limit`` (from ``max_expansion``
+    for a ``size``-byte input) less what it built."""
+
+    def __init__(self, limit: int, size: int, factor: float | None) -> None:
+        self.limit = limit
+        self.left = limit
+        self.size = size
+        self.factor = factor
+
+    def spend(self, absent: list[FieldPlan], plan: BeanPlan, r: Reader, start: int) -> None:
+        """Charge the defaults of the ``absent`` fields of the ``plan`` bean at ``start``."""
+        self.left -= sum(f.cost for f in absent)
+        if self.left < 0:
+            what = (f"the fields this {plan.name} bean leaves out would take the default "
+                    "values the decode builds past its limit")
+            raise r.fail(exceeded(what, self.limit, self.size, self.factor), start)
+
+
 class Decoder:
     """Reads beans of one schema's plans; ``classes`` makes dataclass instances where the
     schema has them."""
 
-    def __init__(self, plans: Plans, max_depth: int, classes: bool) -> None:
+    def __init__(self, plans: Plans, max_depth: int, classes: bool, budget: Budget) -> None:
         self.plans = plans
         self.max_depth = max_depth
         self.classes = classes
+        self.budget = budget
 
     def bean(self, plan: BeanPlan, r: Reader, depth: int) -> Any:
         if depth > self.max_depth:
             raise r.fail(f"beans are nested more than {self.max_depth} deep")
+        start = r.pos
         out: dict[str, Any] = {}
         kept: list[UnknownField] = []
         last_layer = len(plan.layers) - 1
@@ -67,6 +90,9 @@ class Decoder:
             if index == last_layer:
                 r.skip_bean(depth)
                 break
+        absent = [f for layer in plan.layers for f in layer if f.name not in out]
+        if absent:
+            self.budget.spend(absent, plan, r, start)
         result = {f.name: out[f.name] if f.name in out else self._absent(f.type)
                   for layer in reversed(plan.layers) for f in layer}
         if self.classes and plan.cls is not None:

@@ -28,6 +28,10 @@ _VECTORS = {
 }
 
 
+_ZERO_DECIMAL = decimal.Decimal(0)
+_ZERO_VECTORS = {("vector", n): (0.0,) * n for n in (2, 3, 4)} | {
+    ("vectorint", n): (0,) * n for n in (2, 3)}
+
 IMMUTABLE_KINDS = frozenset({"bool", "int", "float", "double", "binary", "string", "decimal",
                              "vector", "vectorint"})
 """Kinds whose values are immutable (may be shared between decoded values)."""
@@ -70,6 +74,10 @@ class FieldPlan:
     default: Any
     """The constructor's value (``default=``, else :meth:`Plans.initial`): what encoding uses
     for a field a dict leaves out. Decoding gives an absent field the zero value."""
+    cost: int = 1
+    """How many values decoding builds when the field is absent (a bean field: its bean's
+    :meth:`~gameserde.zeze.schema.ZezeSchema.default_size`): what it charges to the
+    ``max_expansion`` budget."""
 
 
 @dataclass(eq=False)
@@ -153,8 +161,10 @@ class Plans:
             for f in sorted((f for f in layer.fields if not f.attributes.get("transient")),
                             key=lambda f: int(f.id or 0)):
                 t = _field_type(self, f.type)
+                cost = self.schema.default_size(t.bean) if t.bean is not None else 1
                 fields.append(FieldPlan(int(f.id or 0), f.name, t,
-                                        self.initial(t) if f.default is None else f.default))
+                                        self.initial(t) if f.default is None else f.default,
+                                        cost))
                 plan.fields.setdefault(f.name, fields[-1])
             layers.append(fields)
             layer = self.schema.beans[layer.base] if layer.base else None
@@ -172,7 +182,8 @@ class Plans:
     def constructed(self, t: TypePlan) -> Any:
         """A new value of ``t`` as Java's constructor makes it: what an absent field decodes
         to. The zero value, except for a bean field: Java's decoder leaves it as ``new
-        Bean()`` made it, so its fields hold their ``default=``."""
+        Bean()`` made it, so its fields hold their ``default=``. Values of immutable kinds
+        are shared, containers and beans are new."""
         if t.kind != "bean":
             return self.zero(t)
         assert t.bean is not None
@@ -180,7 +191,8 @@ class Plans:
                 for layer in reversed(self.bean(t.bean).layers) for f in layer}
 
     def zero(self, t: TypePlan) -> Any:
-        """The zero value of ``t`` (a new one: containers are never shared)."""
+        """The zero value of ``t``: shared for immutable kinds, a new one for containers,
+        dynamics and beans."""
         kind = t.kind
         if kind == "bool":
             return False
@@ -193,15 +205,13 @@ class Plans:
         if kind == "string":
             return ""
         if kind == "decimal":
-            return decimal.Decimal(0)
+            return _ZERO_DECIMAL
         if kind in ("list", "set"):
             return []
         if kind == "map":
             return {}
-        if kind == "vector":
-            return (0.0,) * t.bits
-        if kind == "vectorint":
-            return (0,) * t.bits
+        if kind in ("vector", "vectorint"):
+            return _ZERO_VECTORS[kind, t.bits]
         if kind == "dynamic":
             return Dynamic(None, {}, 0)
         assert t.bean is not None

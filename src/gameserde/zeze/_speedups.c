@@ -8,7 +8,7 @@
  * anything is not the common case -- a value of an unexpected Python type, an out-of-range
  * number, a string with lone surrogates, extra keys or kept unknown fields, an unknown field
  * id or a wire type that needs Java's conversions on decode, a layer tag, truncated input,
- * nesting past max_depth
+ * nesting past max_depth, absent fields whose defaults would overrun the max_expansion budget
  * -- decode returns None and a Codec calls its reference, which runs over the whole input
  * and gives the result or raises the exact error.  So this file never formats an error.
  *
@@ -23,8 +23,9 @@
 #include <stdint.h>
 #include <string.h>
 
-#define API_VERSION 1
+#define API_VERSION 2
 #define MAX_C_DEPTH 2000
+#define UNLIMITED ((int64_t)1 << 62) /* gameserde._expansion.UNLIMITED */
 
 enum { K_BOOL, K_INT, K_FLOAT, K_DOUBLE, K_STRING, K_BINARY, K_LIST, K_SET, K_MAP, K_BEAN,
        K_VECTOR, K_VECTORINT, K_DYNAMIC };
@@ -49,6 +50,7 @@ typedef struct {
     int id, type;
     PyObject *name;    /* interned str */
     PyObject *deflt;   /* what a dict that leaves the field out holds */
+    int64_t cost;      /* the values decoding builds when the field is absent */
 } FieldSpec;
 
 typedef struct {
@@ -635,6 +637,7 @@ typedef struct {
     const unsigned char *buf;
     Py_ssize_t pos, end;
     int classes; /* make dataclass instances where the bean has one */
+    int64_t budget; /* the default values the decode may still build (max_expansion) */
 } In;
 
 #define NEED(in, n) ((in)->end - (in)->pos >= (n))
@@ -1145,6 +1148,8 @@ dec_bean(Program *p, int bean, In *in, int depth, int max_depth)
             i = (int32_t)((uint32_t)i + (uint32_t)delta);
         } else {
             if (classes && ft->kind == K_BEAN) goto end; /* the reference constructs it */
+            if (f->cost > in->budget) goto end; /* over max_expansion: the reference raises */
+            in->budget -= f->cost;
             v = zero_of(p, ft, depth);
             if (v == NULL) goto end;
         }
@@ -1228,8 +1233,8 @@ set_slots(BeanSpec *b, PyObject *cls, PyObject *slots)
 
 /* Program(types, beans, decode_java, dynamic): types = [(kind, wire, bits, elem, key, value,
  * bean, zero or None, members)], members = [(type_id, bean, name)] for a dynamic, else ();
- * beans = [([(id, name, type, default)], dataclass or None, its fields' slot descriptors or
- * None)]; dynamic = the class gameserde.zeze.Dynamic. */
+ * beans = [([(id, name, type, default, cost)], dataclass or None, its fields' slot
+ * descriptors or None)]; dynamic = the class gameserde.zeze.Dynamic. */
 static PyObject *
 program_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
@@ -1317,8 +1322,9 @@ program_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         for (Py_ssize_t j = 0; j < nf; j++) {
             FieldSpec *f = &b->fields[j];
             PyObject *name, *deflt;
-            if (!PyArg_ParseTuple(PyList_GET_ITEM(fields, j), "iUiO", &f->id, &name, &f->type,
-                                  &deflt)) {
+            long long cost;
+            if (!PyArg_ParseTuple(PyList_GET_ITEM(fields, j), "iUiOL", &f->id, &name, &f->type,
+                                  &deflt, &cost)) {
                 Py_DECREF(self);
                 return NULL;
             }
@@ -1326,7 +1332,8 @@ program_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
             f->name = Py_NewRef(name);
             PyUnicode_InternInPlace(&f->name);
             f->deflt = Py_NewRef(deflt);
-            if (f->type < 0 || f->type >= nt) {
+            f->cost = cost;
+            if (f->type < 0 || f->type >= nt || cost < 0) {
                 PyErr_SetString(PyExc_ValueError, "a Program field's type is out of range");
                 Py_DECREF(self);
                 return NULL;
@@ -1365,7 +1372,8 @@ bean_arg(PyObject *program, int bean, int max_depth)
     return 0;
 }
 
-/* decode(program, bean, data, offset, max_depth) -> (value, end), or None. */
+/* decode(program, bean, data, offset, max_depth, budget) -> (value, end), or None; budget:
+ * the default values the decode may build. */
 static PyObject *
 zeze_decode(PyObject *module, PyObject *args)
 {
@@ -1373,8 +1381,10 @@ zeze_decode(PyObject *module, PyObject *args)
     Py_buffer view;
     Py_ssize_t offset;
     int bean, max_depth;
+    long long budget;
     (void)module;
-    if (!PyArg_ParseTuple(args, "Oiy*ni", &program, &bean, &view, &offset, &max_depth))
+    if (!PyArg_ParseTuple(args, "Oiy*niL", &program, &bean, &view, &offset, &max_depth,
+                          &budget))
         return NULL;
     if (bean_arg(program, bean, max_depth) < 0 || offset < 0 || offset > view.len) {
         if (!PyErr_Occurred())
@@ -1382,7 +1392,7 @@ zeze_decode(PyObject *module, PyObject *args)
         PyBuffer_Release(&view);
         return NULL;
     }
-    In in = {view.buf, offset, view.len, 0};
+    In in = {view.buf, offset, view.len, 0, budget};
     int gc = PyGC_Disable();
     PyObject *value = dec_bean((Program *)program, bean, &in, 0, max_depth);
     if (gc)
@@ -1406,6 +1416,8 @@ typedef struct {
     Out scratch; /* kept between calls; unused while busy (a nested call allocates) */
     int busy;
     int classes;
+    double factor;  /* max_expansion, or -1 for no limit */
+    int64_t slack;  /* the default values allowed whatever the input's size */
 } Codec;
 
 static void
@@ -1418,19 +1430,28 @@ codec_dealloc(Codec *self)
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
-/* Codec(program, bean, max_depth, encode_reference, decode_reference, classes) */
+/* Codec(program, bean, max_depth, encode_reference, decode_reference, classes, factor, slack):
+ * decoding builds at most floor(factor * len(data)) + slack default values (factor < 0: no
+ * limit), as gameserde._expansion.expansion_limit computes. */
 static PyObject *
 codec_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
     PyObject *program, *enc, *dec;
     int bean, max_depth, classes;
+    double factor;
+    long long slack;
     if (kwds != NULL && PyDict_GET_SIZE(kwds)) {
         PyErr_SetString(PyExc_TypeError, "Codec takes no keyword arguments");
         return NULL;
     }
-    if (!PyArg_ParseTuple(args, "OiiOOp", &program, &bean, &max_depth, &enc, &dec, &classes)
+    if (!PyArg_ParseTuple(args, "OiiOOpdL", &program, &bean, &max_depth, &enc, &dec, &classes,
+                          &factor, &slack)
             || bean_arg(program, bean, max_depth) < 0)
         return NULL;
+    if (slack < 0 || slack >= UNLIMITED) {
+        PyErr_SetString(PyExc_ValueError, "the Codec's slack is out of range");
+        return NULL;
+    }
     Codec *self = (Codec *)type->tp_alloc(type, 0);
     if (self == NULL) return NULL;
     self->classes = classes;
@@ -1439,7 +1460,21 @@ codec_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     self->max_depth = max_depth;
     self->encode_reference = Py_NewRef(enc);
     self->decode_reference = Py_NewRef(dec);
+    self->factor = factor;
+    self->slack = slack;
     return (PyObject *)self;
+}
+
+/* The default values a decode of size bytes may build (expansion_limit's arithmetic). */
+static int64_t
+codec_budget(Codec *self, Py_ssize_t size)
+{
+    if (!(self->factor >= 0))
+        return UNLIMITED;
+    double product = self->factor * (double)size;
+    if (product + (double)self->slack >= (double)UNLIMITED)
+        return UNLIMITED;
+    return (int64_t)floor(product) + self->slack;
 }
 
 static PyObject *
@@ -1477,7 +1512,7 @@ codec_decode(Codec *self, PyObject *data)
     Py_buffer view;
     if (PyObject_GetBuffer(data, &view, PyBUF_SIMPLE) < 0)
         return NULL;
-    In in = {view.buf, 0, view.len, self->classes};
+    In in = {view.buf, 0, view.len, self->classes, codec_budget(self, view.len)};
     int gc = PyGC_Disable();
     PyObject *value = dec_bean(self->program, self->bean, &in, 0, self->max_depth);
     if (gc)
@@ -1510,7 +1545,7 @@ static PyTypeObject CodecType = {
 
 static PyMethodDef methods[] = {
     {"decode", zeze_decode, METH_VARARGS,
-     "decode(program, bean, data, offset, max_depth) -> (value, end), or None"},
+     "decode(program, bean, data, offset, max_depth, budget) -> (value, end), or None"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -7,6 +7,7 @@ import difflib
 from pathlib import Path
 from typing import Any
 
+from gameserde import _expansion
 from gameserde.cli import CommandError
 from gameserde.errors import DecodeError, SchemaError, path_key
 from gameserde.zeze import codec
@@ -63,6 +64,9 @@ def add_arguments(verb: str, parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-depth", type=_depth, default=codec.MAX_DEPTH, metavar="N",
                         help="refuse beans and containers nested deeper than N "
                              f"(default {codec.MAX_DEPTH}; Java has no limit)")
+    if verb != "encode":
+        _expansion.add_option(parser, codec.MAX_EXPANSION,
+                              "the default values of absent fields that decoding builds")
 
 
 def _depth(text: str) -> int:
@@ -131,7 +135,8 @@ def decode(args: argparse.Namespace, data: bytes) -> Any:
         return [_frame_json(schema, raw.decode(schema), args.max_depth)
                 for raw in _frames(data)]
     bean = _bean(args, schema)
-    value = codec.decode(schema, bean, data, max_depth=args.max_depth, classes=False)
+    value = codec.decode(schema, bean, data, max_depth=args.max_depth, classes=False,
+                         max_expansion=args.max_expansion)
     return to_jsonable(schema, bean, value, max_depth=args.max_depth)
 
 
@@ -180,7 +185,8 @@ def verify(args: argparse.Namespace, data: bytes) -> str:
             raw.decode(schema)
         return f"ok: {len(frames)} sound frame{'s' * (len(frames) != 1)} of {len(data)} bytes"
     bean = _bean(args, schema)
-    codec.decode(schema, bean, data, max_depth=args.max_depth, classes=False)
+    codec.decode(schema, bean, data, max_depth=args.max_depth, classes=False,
+                 max_expansion=args.max_expansion)
     return f"ok: a sound {bean} bean of {len(data)} bytes"
 
 
@@ -199,7 +205,8 @@ def inspect(args: argparse.Namespace, data: bytes) -> tuple[str, str | None]:
         if schema is None:
             decode_generic_bean(data)
         else:
-            codec.decode(schema, bean, data, max_depth=args.max_depth, classes=False)
+            codec.decode(schema, bean, data, max_depth=args.max_depth, classes=False,
+                         max_expansion=args.max_expansion)
     except DecodeError as e:
         error = str(e)
     return render(data, regions(data, schema=schema, bean=bean)), error

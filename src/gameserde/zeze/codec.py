@@ -22,21 +22,33 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from gameserde._expansion import check_factor, expansion_limit
 from gameserde._recursion import recursion_room
 from gameserde.errors import DecodeError
 from gameserde.zeze import _accel
-from gameserde.zeze._decode import Decoder
+from gameserde.zeze._decode import Budget, Decoder
 from gameserde.zeze._encode import Encoder
 from gameserde.zeze._plan import BeanPlan, plans_of
 from gameserde.zeze.bytebuffer import Reader, Writer
 from gameserde.zeze.schema import ZezeSchema
 
-__all__ = ["MAX_DEPTH", "BeanCodec", "bean_codec", "decode", "decode_from", "encode", "read_bean",
-           "write_bean"]
+__all__ = ["EXPANSION_SLACK", "MAX_DEPTH", "MAX_EXPANSION", "BeanCodec", "bean_codec", "decode",
+           "decode_from", "encode", "read_bean", "write_bean"]
 
 MAX_DEPTH = 500
 """How deep beans and containers may nest by default (Java has no limit and overflows its
 stack; real schemas nest a few levels)."""
+
+MAX_EXPANSION = 64.0
+"""The default ``max_expansion`` of decoding: the default values it builds for absent fields
+(each value counts one, a bean one plus its fields', see :meth:`~gameserde.zeze.schema.
+ZezeSchema.default_size`) are at most this many per input byte, plus :data:`EXPANSION_SLACK`.
+Java builds them all (``new Bean()`` for every empty bean); a 1-byte empty bean can stand for
+thousands of values."""
+
+EXPANSION_SLACK = 4096
+"""The default values any decode may build whatever the input's size (so that an empty bean
+of every real schema decodes: the largest default in Zeze's own solutions holds 43 values)."""
 
 _FRAMES_PER_LEVEL = 4
 
@@ -59,10 +71,13 @@ def write_bean(schema: ZezeSchema, bean: str | None, value: Any, w: Writer, *,
 
 
 def read_bean(schema: ZezeSchema, bean: str | None, r: Reader, *,
-              max_depth: int = MAX_DEPTH, classes: bool = True) -> Any:
+              max_depth: int = MAX_DEPTH, classes: bool = True,
+              max_expansion: float | None = MAX_EXPANSION) -> Any:
     """Read one bean body ``bean`` at ``r.pos`` (None: the EmptyBean, whose body is skipped
-    and read as ``{}``), leaving ``r.pos`` after its end tag."""
-    codec = bean_codec(schema, bean, max_depth=max_depth, classes=classes)
+    and read as ``{}``), leaving ``r.pos`` after its end tag (``max_expansion`` counts the
+    bytes from ``r.pos`` to ``r.end``)."""
+    codec = bean_codec(schema, bean, max_depth=max_depth, classes=classes,
+                       max_expansion=max_expansion)
     value, r.pos = codec.decode_from(memoryview(r.data)[:r.end], r.pos)
     return value
 
@@ -74,16 +89,17 @@ class BeanCodec:
     :func:`decode_from` without the per-call lookups, and run the C twin when it is built."""
 
     def __init__(self, schema: ZezeSchema, bean: str | None, *, max_depth: int = MAX_DEPTH,
-                 classes: bool = True) -> None:
+                 classes: bool = True, max_expansion: float | None = MAX_EXPANSION) -> None:
         self.schema = schema
         self.plan = _plan(schema, bean)
         self.max_depth = max_depth
         self.classes = classes
+        self.max_expansion = check_factor(max_expansion)
         self.encode: Callable[[Any], bytes] = self._encode
         self.decode: Callable[[bytes | bytearray | memoryview], Any] = self._decode
         if self.plan is not None:
             fast = _accel.codec(plans_of(schema), self.plan, max_depth, self._encode,
-                                self._decode, classes)
+                                self._decode, classes, self.max_expansion, EXPANSION_SLACK)
             if fast is not None:
                 self.encode, self.decode = fast.encode, fast.decode
 
@@ -107,10 +123,13 @@ class BeanCodec:
                     offset: int = 0) -> tuple[Any, int]:
         if self.plan is not None and not (self.classes and self.plan.cls is not None):
             fast = _accel.decode(plans_of(self.schema), self.plan, data, offset,
-                                 self.max_depth)
+                                 self.max_depth, self._limit(len(data) - offset))
             if fast is not None:
                 return fast
         return self._decode_from(data, offset)
+
+    def _limit(self, size: int) -> int:
+        return expansion_limit(size, self.max_expansion, EXPANSION_SLACK)
 
     def _decode_from(self, data: bytes | bytearray | memoryview,
                      offset: int) -> tuple[Any, int]:
@@ -120,19 +139,23 @@ class BeanCodec:
             if self.plan is None:
                 r.skip_bean(0)
                 return {}, r.pos
-            decoder = Decoder(plans_of(self.schema), self.max_depth, self.classes)
+            size = r.end - offset
+            budget = Budget(self._limit(size), size, self.max_expansion)
+            decoder = Decoder(plans_of(self.schema), self.max_depth, self.classes, budget)
             return decoder.bean(self.plan, r, 0), r.pos
 
 
 def bean_codec(schema: ZezeSchema, bean: str | None, *, max_depth: int = MAX_DEPTH,
-               classes: bool = True) -> BeanCodec:
+               classes: bool = True, max_expansion: float | None = MAX_EXPANSION) -> BeanCodec:
     """The schema's :class:`BeanCodec` for ``bean`` (made once, then cached; switching
     ``_accel.ENABLED`` is honoured)."""
-    cache: dict[tuple[str | None, int, bool, bool], BeanCodec] = plans_of(schema).codecs
-    key = (bean, max_depth, classes, _accel.ENABLED)
+    cache: dict[tuple[str | None, int, bool, bool, float | None], BeanCodec] = (
+        plans_of(schema).codecs)
+    key = (bean, max_depth, classes, _accel.ENABLED, check_factor(max_expansion))
     found = cache.get(key)
     if found is None:
-        found = cache[key] = BeanCodec(schema, bean, max_depth=max_depth, classes=classes)
+        found = cache[key] = BeanCodec(schema, bean, max_depth=max_depth, classes=classes,
+                                       max_expansion=max_expansion)
     return found
 
 
@@ -147,23 +170,28 @@ def encode(schema: ZezeSchema, bean: str | None, value: Any, *,
 
 
 def decode_from(schema: ZezeSchema, bean: str | None, data: bytes | bytearray | memoryview,
-                offset: int = 0, *, max_depth: int = MAX_DEPTH,
-                classes: bool = True) -> tuple[Any, int]:
+                offset: int = 0, *, max_depth: int = MAX_DEPTH, classes: bool = True,
+                max_expansion: float | None = MAX_EXPANSION) -> tuple[Any, int]:
     """Decode the bean at ``offset`` as Java does and return it with the offset after it
-    (what follows is not read, as in Java)."""
-    return bean_codec(schema, bean, max_depth=max_depth, classes=classes).decode_from(
-        data, offset)
+    (what follows is not read, as in Java; ``max_expansion`` counts the bytes from
+    ``offset`` to the end)."""
+    return bean_codec(schema, bean, max_depth=max_depth, classes=classes,
+                      max_expansion=max_expansion).decode_from(data, offset)
 
 
 def decode(schema: ZezeSchema, bean: str | None, data: bytes | bytearray | memoryview, *,
-           max_depth: int = MAX_DEPTH, classes: bool = True) -> Any:
+           max_depth: int = MAX_DEPTH, classes: bool = True,
+           max_expansion: float | None = MAX_EXPANSION) -> Any:
     """Decode ``data``, which must hold exactly one bean ``bean``.
 
     Values are converted from the wire type as Java converts them; an unknown field is kept
     (under :data:`~gameserde.zeze.values.UNKNOWN_KEY`) and written back by :func:`encode`.
     ``classes=False`` gives dicts even for schemas made from dataclasses. Raises
     :class:`~gameserde.errors.DecodeError` with the offset and field path where Java throws,
-    for bytes after the bean (Java leaves them unread: use :func:`decode_from`), and for
-    nesting deeper than ``max_depth``.
+    for bytes after the bean (Java leaves them unread: use :func:`decode_from`), for
+    nesting deeper than ``max_depth``, and where the default values of absent fields would
+    exceed ``max_expansion`` times the input's size plus :data:`EXPANSION_SLACK` (see
+    :data:`MAX_EXPANSION`; None or ``inf``: no limit).
     """
-    return bean_codec(schema, bean, max_depth=max_depth, classes=classes).decode(data)
+    return bean_codec(schema, bean, max_depth=max_depth, classes=classes,
+                      max_expansion=max_expansion).decode(data)

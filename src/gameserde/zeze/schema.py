@@ -21,6 +21,7 @@ dataclasses (:mod:`gameserde.zeze.python`). The lowering into :mod:`gameserde.sc
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -28,7 +29,18 @@ from typing import Any
 from gameserde.errors import SchemaError
 from gameserde.schema.model import FLOAT32, INT32, Field, Named, Record, Ref, Schema, Union
 
-__all__ = ["BUILTIN_RECORDS", "Protocol", "ZezeSchema", "bean_cycle", "load_schema"]
+__all__ = ["BUILTIN_RECORDS", "DEFAULT_SIZE_WARNING", "LargeDefaultWarning", "Protocol",
+           "ZezeSchema", "bean_cycle", "load_schema"]
+
+DEFAULT_SIZE_WARNING = 4096
+"""A bean whose default value holds more values than this (see
+:meth:`ZezeSchema.default_size`) makes :func:`load_schema` warn: decoding an empty one (one
+byte, ``00``) would take the whole constant slack of the decoders' ``max_expansion``."""
+
+
+class LargeDefaultWarning(UserWarning):
+    """:func:`load_schema` read a bean whose default value holds more than
+    :data:`DEFAULT_SIZE_WARNING` values."""
 
 
 def _builtin(name: str, kind: str, components: str, ftype: Any) -> Record:
@@ -116,6 +128,7 @@ class ZezeSchema:
             if isinstance(t, Record) and t.kind in ("bean", "beankey")}
         """Beans and beankeys by full name."""
         self._by_type_id = {p.type_id: p for p in self.protocols.values()}
+        self._default_sizes: dict[str, int] = {}
         self._bean_tails = _tails(self.beans)
         self._protocol_tails = _tails(self.protocols)
 
@@ -159,6 +172,36 @@ class ZezeSchema:
         from gameserde.zeze.jsonview import from_json
 
         return from_json(self, bean, text, **options)
+
+    def default_size(self, bean: str) -> int:
+        """How many values the default value of the bean (full name) holds, as decoding
+        builds it for an absent bean field: one for the bean, plus one for each field of every
+        layer (transient ones left out), a bean field counted as its own default size.
+        Computed once per bean (iteratively: bean chains may be long)."""
+        sizes = self._default_sizes
+        stack = [bean]
+        while stack:
+            name = stack[-1]
+            if name in sizes:
+                stack.pop()
+                continue
+            fields = [f for layer in self._layers(name) for f in layer.fields
+                      if not f.attributes.get("transient")]
+            nested = [f.type.name for f in fields
+                      if isinstance(f.type, Ref) and f.type.name in self.beans]
+            missing = [n for n in nested if n not in sizes]
+            if missing:
+                stack += missing
+                continue
+            sizes[name] = 1 + len(fields) - len(nested) + sum(sizes[n] for n in nested)
+            stack.pop()
+        return sizes[bean]
+
+    def _layers(self, name: str) -> Iterator[Record]:
+        layer: Record | None = self.beans[name]
+        while layer is not None:
+            yield layer
+            layer = self.beans[layer.base] if layer.base else None
 
     def bean(self, name: str) -> Record:
         """The bean ``name``: its full name, or any dotted tail of it (``BItem``,
@@ -210,7 +253,8 @@ def _lookup(tails: Mapping[str, list[str]], name: str, what: str) -> str:
 
 
 def load_schema(source: str | bytes | os.PathLike[str] | type, *classes: type,
-                filename: str | None = None, **options: Any) -> ZezeSchema:
+                filename: str | None = None, max_default_size: int | None = None,
+                **options: Any) -> ZezeSchema:
     """A :class:`ZezeSchema` from a solution XML file or text, or from dataclasses.
 
     ``source`` is XML text when it is ``bytes`` or a ``str`` holding a newline or ``<`` (every
@@ -220,14 +264,39 @@ def load_schema(source: str | bytes | os.PathLike[str] | type, *classes: type,
     A dataclass (and further ``classes``) goes to :func:`gameserde.zeze.python.
     schema_from_dataclasses`, which takes ``module``, ``solution`` and ``module_id``.
 
+    A bean whose default value (what decoding builds for an absent bean field, and an empty
+    bean's fields) holds more than ``max_default_size`` values (:meth:`ZezeSchema.
+    default_size`) raises :class:`SchemaError`; without ``max_default_size``, one holding
+    more than :data:`DEFAULT_SIZE_WARNING` gives a :class:`LargeDefaultWarning`.
+
     Raises :class:`SchemaError` whose message starts ``FILE:LINE:``.
     """
     if isinstance(source, type):
         from gameserde.zeze.python import schema_from_dataclasses
 
-        return schema_from_dataclasses(source, *classes, **options)
-    if classes or options:
+        schema = schema_from_dataclasses(source, *classes, **options)
+    elif classes or options:
         raise SchemaError("extra classes and options are only for dataclass schemas")
-    from gameserde.zeze.solution import load_solution
+    else:
+        from gameserde.zeze.solution import load_solution
 
-    return load_solution(source, filename=filename)
+        schema = load_solution(source, filename=filename)
+    _check_default_sizes(schema, max_default_size)
+    return schema
+
+
+def _check_default_sizes(schema: ZezeSchema, most: int | None) -> None:
+    """Refuse (``most`` given) or warn about the beans whose default value is too large."""
+    limit = DEFAULT_SIZE_WARNING if most is None else most
+    for name, record in schema.beans.items():
+        size = schema.default_size(name)
+        if size <= limit:
+            continue
+        file = record.attributes.get("file")
+        where = f"{file}:{record.attributes.get('line', 0)}: " if file else ""
+        text = (f"{where}the default value of bean {name} holds {size} values (more than "
+                f"{limit}); decoding builds it for every absent field of its type")
+        if most is not None:
+            raise SchemaError(f"{text} (max_default_size={most})")
+        warnings.warn(f"{text}: decoding such input needs a larger max_expansion",
+                      LargeDefaultWarning, stacklevel=3)
