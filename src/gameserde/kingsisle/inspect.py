@@ -87,14 +87,15 @@ def stream_map(data: bytes | bytearray | memoryview, serializer: Serializer, *,
                offset: int = 0, max_expansion: float | None = MAP_EXPANSION) -> StreamMap:
     """The map of the stream at ``offset`` in ``data`` as ``serializer`` (its flags, mode,
     mask, ``max_expansion`` for inflating...) reads it; rows give offsets in ``data``. The
-    map has at most ``max_expansion`` times the size of the stream (``data`` from
-    ``offset``) rows plus :data:`ROW_SLACK` (None or ``inf``: no limit): past that it ends
-    in an ERROR row naming the option."""
+    map has at most ``max_expansion`` times the size of ``data`` rows plus :data:`ROW_SLACK`
+    (None or ``inf``: no limit): past that it ends in an ERROR row naming the option. (Both
+    budgets count all of ``data``, as :func:`~gameserde.kingsisle.files.read_bind` counts a
+    BINd file's magic.)"""
     raw = bytes(data)
     if not 0 <= offset <= len(raw):
         raise ValueError(f"offset {offset} is outside the {len(raw)} bytes of input")
     factor = check_factor(max_expansion)
-    size = len(raw) - offset
+    size = len(raw)
     sections = [Section("stream", raw)]
     root = Path(None, "$")
     try:
