@@ -481,7 +481,8 @@ SEEDS: dict[str, Callable[[], list[bytes]]] = {
     "fb.load_schema": fb_load_schema,
     "zeze.load_schema": zeze_load_schema,
     "zeze.decode": zeze_decode,
-    "zeze.generic": lambda: [bytes([seed[0] >> 5 & 1]) + seed[1:] for seed in zeze_decode()],
+    "zeze.generic": lambda: [bytes([seed[0] >> 5 & 1]) + seed[1:] for seed in zeze_decode()]
+    + [b"\x00" + b"\x16" * 999 + b"\x00" * 1000],  # beans nested to the reader's cap
     "zeze.frames": zeze_frames,
     "zeze.inspect": lambda: [bytes([seed[0] & 31 | (128 if n % 2 else 0)]) + seed[1:]
                              for n, seed in enumerate(zeze_decode())],

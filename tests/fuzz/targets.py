@@ -511,7 +511,7 @@ def zeze_decode(data: bytes) -> None:
 def zeze_generic(data: bytes) -> None:
     """The schema-less reader: ``decode_generic_bean`` (byte 0, bit 0: ``decode_generic`` of
     a prefix instead), then ``to_plain`` of the tree, which must not fail; both stay linear
-    in the input."""
+    in the input; equal trees (the input read twice, NaN aside) hash alike."""
     if not data:
         return
     body = data[1:]
@@ -523,6 +523,10 @@ def zeze_generic(data: bytes) -> None:
     if kind != "ok":
         return
     _repr(tree, len(body), "zeze.decode_generic")
+    again = run()
+    if tree == again and hash(tree) != hash(again):
+        raise Finding("invariant", "zeze.decode_generic: equal trees hash differently",
+                      "zeze.decode_generic hashes")
     kind, plain = outcome("zeze.to_plain", lambda: to_plain(tree))
     if kind != "ok":
         raise Finding("invariant", f"zeze.to_plain of a decoded tree failed: {plain}",

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import struct
+import sys
+import traceback
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -233,12 +237,15 @@ def test_truncation_at_every_offset_raises_decode_error(case: dict[str, Any]) ->
             decode_generic(data[:end])
 
 
-@pytest.mark.parametrize(("opening", "closing"), [
-    (b"\x16", b"\x00"),  # beans in beans
-    (b"\x17\x00", b"\x00"),  # dynamic beans
-    (b"\x14\x16", b"\x00"),  # a list of one bean holding a list
-    (b"\x15\x66\x01", b"\x00\x00"),  # a map whose bean key holds a map (value: 00)
-], ids=["bean", "dynamic", "list", "map"])
+NESTINGS = {
+    "bean": (b"\x16", b"\x00"),  # beans in beans
+    "dynamic": (b"\x17\x00", b"\x00"),  # dynamic beans
+    "list": (b"\x14\x16", b"\x00"),  # a list of one bean holding a list
+    "map": (b"\x15\x66\x01", b"\x00\x00"),  # a map whose bean key holds a map (value: 00)
+}
+
+
+@pytest.mark.parametrize(("opening", "closing"), NESTINGS.values(), ids=NESTINGS)
 def test_deep_nesting_stops_at_the_depth_limit(opening: bytes, closing: bytes) -> None:
     deep = nested(opening, 100_000, closing)
     with pytest.raises(DecodeError, match=f"nested more than {MAX_DEPTH} deep") as info:
@@ -254,6 +261,70 @@ def test_the_depth_limit_is_max_depth() -> None:
     assert decode_generic_bean(lists)
     with pytest.raises(DecodeError, match="nested"):
         decode_generic_bean(b"\x14" + b"\x14" * MAX_DEPTH + b"\x00\x00")
+
+
+def deepest(opening: bytes, closing: bytes) -> int:
+    """The most openings the reader accepts."""
+    low, high = 1, MAX_DEPTH + 1
+    while high - low > 1:
+        middle = (low + high) // 2
+        try:
+            decode_generic_bean(nested(opening, middle, closing))
+            low = middle
+        except DecodeError:
+            high = middle
+    return low
+
+
+@contextlib.contextmanager
+def little_stack(frames: int = 60) -> Iterator[None]:
+    """A recursion limit only ``frames`` above the current depth."""
+    saved = sys.getrecursionlimit()
+    sys.setrecursionlimit(len(traceback.extract_stack()) + frames)
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(saved)
+
+
+@pytest.mark.parametrize(("opening", "closing"), NESTINGS.values(), ids=NESTINGS)
+def test_every_operation_works_on_the_deepest_trees(opening: bytes, closing: bytes) -> None:
+    n = deepest(opening, closing)
+    assert n > MAX_DEPTH // 3  # a list and its bean are two levels
+    with pytest.raises(DecodeError, match="nested more than"):
+        decode_generic_bean(nested(opening, n + 1, closing))
+    with little_stack():
+        tree = decode_generic_bean(nested(opening, n, closing))
+        same = decode_generic_bean(nested(opening, n, closing))
+        shallower = decode_generic_bean(nested(opening, n - 1, closing))
+        assert tree == same and tree != shallower and not tree != same  # noqa: SIM202
+        assert hash(tree) == hash(same) and len({tree, same, shallower}) == 2
+        text = repr(tree)
+        plain = to_plain(tree)
+    assert text == repr(same) and text.count("GenericBean(layers=") > repr(
+        shallower).count("GenericBean(layers=") >= n
+    depth, stack = 0, [(plain, 1)]  # to_plain nests as the tree does
+    while stack:
+        node, level = stack.pop()
+        if isinstance(node, dict | list):
+            depth = max(depth, level)
+            stack += [(x, level + 1) for x in (node.values() if isinstance(node, dict) else node)]
+    assert depth > n
+
+
+@pytest.mark.parametrize("case", BEAN_CASES, ids=case_id)
+def test_repr_hash_and_equality_are_the_dataclasses(case: dict[str, Any]) -> None:
+    if not java_reads(case):
+        return
+    tree = decode_generic_bean(bytes.fromhex(case["hex"]))
+    names = {"GenericBean": GenericBean, "GenericField": GenericField, "nan": math.nan,
+             "GenericList": GenericList, "GenericMap": GenericMap, "inf": math.inf,
+             "GenericDynamic": GenericDynamic}
+    again = eval(repr(tree), names)
+    assert repr(again) == repr(tree) and again.layers is not tree.layers
+    if "nan" not in repr(tree):
+        assert again == tree and hash(again) == hash(tree)
+    assert tree != tree.layers and tree != GenericBean((*tree.layers, ()))
 
 
 @pytest.mark.parametrize("data", [

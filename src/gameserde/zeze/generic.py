@@ -18,14 +18,21 @@ Values by wire type: INTEGER ``int`` (the full long), FLOAT and DOUBLE ``float``
 payloads kept), BYTES ``bytes`` (:func:`java_text` reads them as Java does a string), LIST
 :class:`GenericList`, MAP :class:`GenericMap`, BEAN :class:`GenericBean`, DYNAMIC
 :class:`GenericDynamic`, the vector types tuples of floats or ints.
+
+Trees nest as deep as the reader allows (1,000 levels), and every operation on them works at
+that depth whatever the recursion limit: ``==``, ``hash()`` and ``repr()`` of the tree classes
+walk the tree with a loop (they give what the dataclasses' own methods would), and
+:func:`to_plain` makes room on the stack as the reader does.
 """
 
 from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from itertools import zip_longest
+from typing import Any, ClassVar, NamedTuple
 
 from gameserde._recursion import recursion_room
 from gameserde.errors import DecodeError, path_key
@@ -70,16 +77,36 @@ class GenericDynamic(NamedTuple):
     bean: GenericBean
 
 
-@dataclass(frozen=True, slots=True)
-class GenericList:
+class _Node:
+    """``==``, ``hash()`` and ``repr()`` of the tree classes, without recursion (a tree may
+    be deeper than Python's recursion limit allows the dataclasses' own methods to go)."""
+
+    __slots__ = ()
+    __match_args__: ClassVar[tuple[str, ...]]
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return all(a is b or a == b
+                   for a, b in zip_longest(_tokens(self), _tokens(other), fillvalue=_END))
+
+    def __hash__(self) -> int:
+        return hash(tuple(_tokens(self)))
+
+    def __repr__(self) -> str:
+        return _tree_repr(self)
+
+
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
+class GenericList(_Node):
     """A LIST value: the elements' wire type and the elements."""
 
     element_type: int
     items: tuple[GenericValue, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class GenericMap:
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
+class GenericMap(_Node):
     """A MAP value: the keys' and values' wire types and the pairs in wire order."""
 
     key_type: int
@@ -87,8 +114,8 @@ class GenericMap:
     pairs: tuple[tuple[GenericValue, GenericValue], ...]
 
 
-@dataclass(frozen=True, slots=True)
-class GenericField:
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
+class GenericField(_Node):
     """One field of a bean layer: its id, wire type, value and the offset of its tag."""
 
     id: int
@@ -97,8 +124,8 @@ class GenericField:
     offset: int
 
 
-@dataclass(frozen=True, slots=True)
-class GenericBean:
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
+class GenericBean(_Node):
     """A bean's layers in wire order (the bean's own first, then each base), each a tuple of
     its fields in wire order."""
 
@@ -107,6 +134,61 @@ class GenericBean:
 
 GenericValue = (int | float | bytes | tuple[float, ...] | tuple[int, ...] | GenericList
                 | GenericMap | GenericBean | GenericDynamic)
+
+_TUPLE = object()
+_END = object()
+
+
+class _Text(str):
+    """Text :func:`_tree_repr` writes as it is (a leaf of the tree is written as its repr)."""
+
+    __slots__ = ()
+
+
+def _tokens(tree: object) -> Iterator[object]:
+    """The tree in pre-order: a node's class then its fields, a tuple's marker and length
+    then its items, a leaf as itself (two trees are equal when their tokens are)."""
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, _Node):
+            yield type(node)
+            stack += reversed([getattr(node, name) for name in node.__match_args__])
+        elif isinstance(node, tuple):
+            yield _TUPLE
+            yield len(node)
+            stack += reversed(node)
+        else:
+            yield node
+
+
+def _tree_repr(tree: object) -> str:
+    """The repr the dataclasses and named tuples would give, written with a loop."""
+    out: list[str] = []
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        if type(node) is _Text:
+            out.append(node)
+            continue
+        names = (node.__match_args__ if isinstance(node, _Node)
+                 else getattr(node, "_fields", None) if isinstance(node, tuple) else None)
+        parts: list[object]
+        if names is not None:
+            parts = [_Text(f"{type(node).__name__}(")]
+            for i, name in enumerate(names):
+                parts += [_Text(f"{', ' * (i > 0)}{name}="), getattr(node, name)]
+            parts.append(_Text(")"))
+        elif isinstance(node, tuple):
+            parts = [_Text("(")]
+            for i, item in enumerate(node):
+                parts += [_Text(", ")] * (i > 0) + [item]
+            parts.append(_Text(",)" if len(node) == 1 else ")"))
+        else:
+            out.append(repr(node))
+            continue
+        stack += reversed(parts)
+    return "".join(out)
 
 
 def add_id(last: int, delta: int) -> int:
