@@ -130,9 +130,16 @@ ZEZE_SCHEMA = """<solution name="h"><module name="m" id="1">
   <bean name="N"><variable id="1" name="kids" type="list[N]"/></bean>
   <bean name="D"><variable id="1" name="d" type="dynamic"><value bean="D:1"/></variable></bean>
   <bean name="M"><variable id="1" name="m" type="map[int,M]"/></bean>
+  <bean name="T0"><variable id="1" name="x" type="int"/></bean>
+  <bean name="T1"><variable id="1" name="a" type="T0"/><variable id="2" name="b" type="T0"/></bean>
+  <bean name="V"><variable id="1" name="v" type="vector4"/></bean>
+  <bean name="G"><variable id="1" name="t" type="list[T1]"/>
+    <variable id="2" name="v" type="list[V]"/></bean>
 </module></solution>"""
 """Beans for Zeze's hostile inputs: H has a field of each container and byte kind (ids 1-8;
-9 and up are unknown), N, D and M nest through lists, dynamics and maps."""
+9 and up are unknown), N, D and M nest through lists, dynamics and maps, G lists beans whose
+empty body (``00``) decodes to default values: T1 (a tree of beans, 4 values) and V (a
+vector4, 1 value)."""
 
 
 def zeze_long_string(length: int) -> bytes:
@@ -191,6 +198,16 @@ def zeze_layer_tags(n: int) -> bytes:
 def zeze_deep_lists(levels: int) -> bytes:
     """N nested ``levels`` deep through one-bean lists: 3 bytes a level."""
     return b"\x14\x16" * levels + b"\x00" * (levels + 1)
+
+
+def zeze_empty_trees(n: int) -> bytes:
+    """G with a list of ``n`` empty T1 beans, each decoding to 4 default values."""
+    return b"\x14" + wire.list_header(n, wire.BEAN) + b"\x00" * n + b"\x00"
+
+
+def zeze_empty_vectors(n: int) -> bytes:
+    """G with a list of ``n`` empty V beans, each decoding to 1 default value."""
+    return b"\x24" + wire.list_header(n, wire.BEAN) + b"\x00" * n + b"\x00"
 
 
 def zeze_claimed_string(claim: int) -> bytes:

@@ -202,6 +202,10 @@ def zeze_decode() -> list[bytes]:
                        (hostile.zeze_unknown_fields, "H"), (hostile.zeze_skipped_list, "E"),
                        (hostile.zeze_layer_tags, "E"), (hostile.zeze_deep_lists, "N")):
         out.append(bytes([index[id(nested), nested.bean(bean).name]]) + make(5))
+    budget = zeze.codec.EXPANSION_SLACK - 1  # max_expansion=0 (bit 7), G's absent list: 1
+    for make, cost in ((hostile.zeze_empty_trees, 4), (hostile.zeze_empty_vectors, 1)):
+        for n in (5, budget // cost, budget // cost + 1):  # within the budget, and past it
+            out.append(bytes([index[id(nested), nested.bean("G").name] | 128]) + make(n))
     return out
 
 

@@ -36,6 +36,7 @@ from gameserde.godot.profiles import MAX_DEPTH
 from gameserde.schema.model import Record
 from gameserde.zeze import ZezeSchema
 from gameserde.zeze.codec import MAX_DEPTH as ZEZE_MAX_DEPTH
+from gameserde.zeze.codec import MAX_EXPANSION as ZEZE_MAX_EXPANSION
 from gameserde.zeze.frames import HEADER_SIZE, MAX_FRAME_SIZE, FrameDecoder
 from gameserde.zeze.generic import GenericBean, decode_generic, decode_generic_bean, to_plain
 from gameserde.zeze.inspect import regions as zeze_regions
@@ -479,19 +480,21 @@ paths)."""
 
 def zeze_decode(data: bytes) -> None:
     """``zeze.decode`` (byte 0: bits 0-4 the bean, bit 5 ``decode_from`` instead, bit 6 a
-    small ``max_depth``), then ``encode`` and ``to_json`` of the value: a decoded value must
-    encode."""
+    small ``max_depth``, bit 7 ``max_expansion=0``: only the constant slack of default
+    values), then ``encode`` and ``to_json`` of the value: a decoded value must encode."""
     if not data:
         return
     beans = zeze_beans()
     schema, bean = beans[(data[0] & 31) % len(beans)]
     body = data[1:]
     depth = ZEZE_SMALL_DEPTH if data[0] & 64 else ZEZE_MAX_DEPTH
+    expansion = 0.0 if data[0] & 128 else ZEZE_MAX_EXPANSION
 
     def run() -> Any:
         if data[0] & 32:
-            return zeze.decode_from(schema, bean, body, max_depth=depth)[0]
-        return zeze.decode(schema, bean, body, max_depth=depth)
+            return zeze.decode_from(schema, bean, body, max_depth=depth,
+                                    max_expansion=expansion)[0]
+        return zeze.decode(schema, bean, body, max_depth=depth, max_expansion=expansion)
 
     kind, value = both_paths("zeze.decode", run, lambda v: _repr(v, len(body), "zeze.decode"))
     if kind != "ok":
