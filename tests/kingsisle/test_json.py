@@ -310,7 +310,7 @@ def test_errors_name_the_json_path() -> None:
     (lambda d: d["m_color"].update({"q": 1}), "$.m_color", "r, g, b, a"),
     (lambda d: d["m_color"].update({"a": 256}), "$.m_color.a", "does not fit"),
     (lambda d: d["m_matrix"].update({"j": [1.0, 2.0]}), "$.m_matrix.j", "three numbers"),
-    (lambda d: d["m_matrix"].update({"k": [1.0, 2.0, "x"]}), "$.m_matrix.k", "float"),
+    (lambda d: d["m_matrix"].update({"k": [1.0, 2.0, "x"]}), "$.m_matrix.k[2]", "float"),
     (lambda d: d["m_path"][1].update({"z": None}), "$.m_path[1].z", "float"),
 ])
 def test_what_does_not_fit_is_a_decode_error(change: Any, path: str, words: str) -> None:

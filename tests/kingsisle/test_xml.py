@@ -309,7 +309,6 @@ def root_xml(body: str) -> str:
     ("<m_int>\n\t-12\n</m_int>", "m_int", -12),
     ("<m_int>+12</m_int>", "m_int", 12),
     ("<m_float>3.62</m_float>", "m_float", float32_from_bits(0x4067AE14)),
-    ("<m_float>1e39</m_float>", "m_float", float("inf")),
     ("<m_float>Infinity</m_float>", "m_float", float("inf")),
     ("<m_double>.5e1</m_double>", "m_double", 5.0),
     ("<m_kind>1073741824</m_kind>", "m_kind", 1 << 30),

@@ -9,6 +9,7 @@ raises :class:`TextError`, which the reader turns into a DecodeError with a line
 
 from __future__ import annotations
 
+import math
 import re
 import struct
 from typing import Any
@@ -205,6 +206,10 @@ def _parse_float(type_name: str, word: str) -> float:
     lower = word.lower()
     if _DECIMAL.match(word):
         number = float(word)
+        if math.isinf(number) or (bits == 32 and math.isinf(
+                float32_from_bits(float32_to_bits(number)))):
+            raise TextError(f"{_show(word)} is too large for a {type_name} (infinities are "
+                            "written inf and -inf)")
     elif lower in _INFINITIES:
         number = _INFINITIES[lower] * float("inf")
     elif lower in ("nan", "+nan", "-nan"):

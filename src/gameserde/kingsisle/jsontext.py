@@ -183,14 +183,21 @@ def _nan_in(text: str) -> float:
 
 
 def _float_in(doc: Any, bits: int) -> float:
+    """A float or double leaf: a finite number the type holds (rounded to float32 for a
+    float), or the text of an infinity or NaN. A number too large for the type is refused,
+    also one too large for a double, which Python's JSON reader makes infinite (as it makes
+    the bare ``Infinity`` and ``NaN`` that JSON lacks)."""
+    kind = "float" if bits == 32 else "double"
     if isinstance(doc, float):
+        if not math.isfinite(doc):
+            raise _bad(f"the number is too large for a {kind} (infinities and NaN are written "
+                       '"Infinity", "-Infinity" and "NaN")', doc)
         value = doc
     elif isinstance(doc, int) and not isinstance(doc, bool):
         try:
             value = float(doc)
         except OverflowError:
-            raise _bad(f"the number is too large for a {'float' if bits == 32 else 'double'}",
-                       doc) from None
+            raise _bad(f"the number is too large for a {kind}", doc) from None
     elif isinstance(doc, str):
         value = _SPECIAL[doc] if doc in _SPECIAL else _nan_in(doc)
     else:
@@ -535,10 +542,19 @@ def _struct_in(type_name: str, doc: Any) -> dict[str, Any]:
             if type_name == "class Matrix3x3":
                 if not isinstance(part, list) or len(part) != 3:
                     raise _bad(f"a row of {_a(type_name)} is an array of three numbers", part)
-                out[key] = [_leaf_in(t, kind, c) for c in part]
+                out[key] = [_component_in(t, kind, c, i) for i, c in enumerate(part)]
             else:
                 out[key] = _leaf_in(t, kind, part)
         except DecodeError as e:
             e.add_parent("." + key)
             raise
     return out
+
+
+def _component_in(t: Any, kind: str, doc: Any, index: int) -> Any:
+    """Component ``index`` of a Matrix3x3 row, its index in the path of an error."""
+    try:
+        return _leaf_in(t, kind, doc)
+    except DecodeError as e:
+        e.add_parent(f"[{index}]")
+        raise
