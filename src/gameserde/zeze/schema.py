@@ -174,12 +174,13 @@ class ZezeSchema:
         return from_json(self, bean, text, **options)
 
     def default_size(self, bean: str) -> int:
-        """How many values the default value of the bean (full name) holds, as decoding
-        builds it for an absent bean field: one for the bean, plus one for each field of every
-        layer (transient ones left out), a bean field counted as its own default size.
-        Computed once per bean (iteratively: bean chains may be long)."""
+        """How many values the default value of the bean (a name :meth:`bean` takes) holds,
+        as decoding builds it for an absent bean field: one for the bean, plus one for each
+        field of every layer (transient ones left out), a bean field counted as its own
+        default size. Computed once per bean (iteratively: bean chains may be long)."""
         sizes = self._default_sizes
-        stack = [bean]
+        full = self.bean(bean).name
+        stack = [full]
         while stack:
             name = stack[-1]
             if name in sizes:
@@ -195,7 +196,7 @@ class ZezeSchema:
                 continue
             sizes[name] = 1 + len(fields) - len(nested) + sum(sizes[n] for n in nested)
             stack.pop()
-        return sizes[bean]
+        return sizes[full]
 
     def _layers(self, name: str) -> Iterator[Record]:
         layer: Record | None = self.beans[name]
