@@ -20,6 +20,7 @@ from gameserde.zeze import _accel
 from gameserde.zeze._plan import plans_of
 from gameserde.zeze.bytebuffer import Reader
 from gameserde.zeze.codec import EXPANSION_SLACK, MAX_EXPANSION, read_bean
+from gameserde.zeze.frames import decode_frame, encode_raw_frame
 from gameserde.zeze.schema import LargeDefaultWarning
 
 from . import wire
@@ -244,3 +245,26 @@ def test_cli_refuses_the_blow_up_in_one_line(tmp_path: Path,
     with pytest.raises(SystemExit) as info:
         main([*args, "--max-expansion", "-1"])
     assert info.value.code == 2 and "not a factor >= 0" in capsys.readouterr()[1]
+
+
+def test_frames_take_max_expansion(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A protocol's bean counts against its frame body's size, in decode_frame, RawFrame and
+    the CLI's --frame paths."""
+    proto = zeze.Protocol("t.m.PL", 1, 7, zeze.protocol_type_id(1, 7), "protocol", "t.m.L")
+    schema = zeze.ZezeSchema(SCHEMA.model, protocols={proto.name: proto},
+                             modules=SCHEMA.modules)
+    frame = encode_raw_frame(1, 7, b"\x02" + empty_beans(300))
+    with pytest.raises(DecodeError, match="max_expansion=64"):
+        decode_frame(schema, frame)
+    value = decode_frame(schema, frame, max_expansion=None).value
+    assert len(value["items"]) == 300
+    schema_file, data = tmp_path / "t.xml", tmp_path / "f.bin"
+    schema_file.write_text(solution(
+        tree_beans(10) + '<bean name="L"><variable id="1" name="items" type="list[B10]"/>'
+        '</bean><protocol name="PL" id="7" argument="L"/>'))
+    data.write_bytes(frame)
+    for verb in ("decode", "verify", "inspect"):
+        args = [verb, "zeze", "-s", str(schema_file), "--frame", str(data)]
+        assert main(args) == 1 and "max_expansion=64" in capsys.readouterr()[1], verb
+        assert main([*args, "--max-expansion", "inf"]) == 0, verb
+        capsys.readouterr()

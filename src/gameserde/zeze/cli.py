@@ -132,7 +132,8 @@ def _frame_json(schema: ZezeSchema, frame: Frame, depth: int) -> dict[str, Any]:
 def decode(args: argparse.Namespace, data: bytes) -> Any:
     schema = _schema(args)
     if args.frame:
-        return [_frame_json(schema, raw.decode(schema), args.max_depth)
+        return [_frame_json(schema, raw.decode(schema, max_expansion=args.max_expansion),
+                            args.max_depth)
                 for raw in _frames(data)]
     bean = _bean(args, schema)
     value = codec.decode(schema, bean, data, max_depth=args.max_depth, classes=False,
@@ -182,7 +183,7 @@ def verify(args: argparse.Namespace, data: bytes) -> str:
     if args.frame:
         frames = _frames(data)
         for raw in frames:
-            raw.decode(schema)
+            raw.decode(schema, max_expansion=args.max_expansion)
         return f"ok: {len(frames)} sound frame{'s' * (len(frames) != 1)} of {len(data)} bytes"
     bean = _bean(args, schema)
     codec.decode(schema, bean, data, max_depth=args.max_depth, classes=False,
@@ -198,7 +199,7 @@ def inspect(args: argparse.Namespace, data: bytes) -> tuple[str, str | None]:
 
     schema = _schema(args) if args.schema is not None else None
     if args.frame:
-        return _inspect_frames(schema, data)
+        return _inspect_frames(schema, data, args.max_expansion)
     bean = _bean(args, schema) if schema is not None else None
     error = None
     try:
@@ -215,7 +216,8 @@ def inspect(args: argparse.Namespace, data: bytes) -> tuple[str, str | None]:
 _FAMILY_NAMES = {0: "rpc response", 1: "rpc request", 2: "protocol"}
 
 
-def _inspect_frames(schema: ZezeSchema | None, data: bytes) -> tuple[str, str | None]:
+def _inspect_frames(schema: ZezeSchema | None, data: bytes,
+                    max_expansion: float | None) -> tuple[str, str | None]:
     """One block per frame: its header, its family, result code and session id, and the
     byte map of its bean (offsets in the whole input)."""
     from gameserde.zeze.inspect import regions, render
@@ -257,7 +259,8 @@ def _inspect_frames(schema: ZezeSchema | None, data: bytes) -> tuple[str, str | 
                                            offset=r.pos)))
         if error is None and schema is not None:
             try:
-                RawFrame(module_id, protocol_id, data[start:end]).decode(schema)
+                RawFrame(module_id, protocol_id, data[start:end]).decode(
+                    schema, max_expansion=max_expansion)
             except DecodeError as e:
                 e.offset = None if e.offset is None else e.offset + pos
                 error = str(e)

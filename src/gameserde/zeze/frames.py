@@ -21,7 +21,7 @@ from typing import Any, Final, NamedTuple
 
 from gameserde.errors import DecodeError, EncodeError
 from gameserde.zeze.bytebuffer import Reader, Writer
-from gameserde.zeze.codec import read_bean, write_bean
+from gameserde.zeze.codec import MAX_EXPANSION, read_bean, write_bean
 from gameserde.zeze.names import protocol_type_id
 from gameserde.zeze.schema import Protocol, ZezeSchema
 
@@ -81,9 +81,12 @@ class RawFrame(NamedTuple):
         """``moduleId << 32 | protocolId`` (unsigned) as a signed 64-bit value."""
         return protocol_type_id(self.module_id, self.protocol_id)
 
-    def decode(self, schema: ZezeSchema) -> Frame:
+    def decode(self, schema: ZezeSchema, *,
+               max_expansion: float | None = MAX_EXPANSION) -> Frame:
         """Decode the body as the schema's protocol or rpc with this type id, as Java's
         ``Protocol.decode`` and ``Rpc.decode`` do: bytes after the bean are ignored.
+        ``max_expansion`` bounds the default values the bean builds, as a factor of the
+        body's size (see :func:`gameserde.zeze.decode`).
 
         Raises :class:`DecodeError` (offsets count from the start of the frame) for a type id
         the schema lacks, a family that does not fit the protocol, and a bad bean.
@@ -94,14 +97,15 @@ class RawFrame(NamedTuple):
                 f"no protocol of the schema has the type id {self.type_id} (module "
                 f"{self.module_id}, protocol {self.protocol_id})", offset=0, format="zeze")
         try:
-            return _decode_body(schema, proto, Reader(self.body))
+            return _decode_body(schema, proto, Reader(self.body), max_expansion)
         except DecodeError as e:
             if e.offset is not None:
                 e.offset += HEADER_SIZE
             raise
 
 
-def _decode_body(schema: ZezeSchema, proto: Protocol, r: Reader) -> Frame:
+def _decode_body(schema: ZezeSchema, proto: Protocol, r: Reader,
+                 max_expansion: float | None) -> Frame:
     header = r.read_uint()
     family = header & _FAMILY_MASK
     if family in _RAFT:
@@ -114,7 +118,7 @@ def _decode_body(schema: ZezeSchema, proto: Protocol, r: Reader) -> Frame:
     result_code = r.read_long() if header & _BIT_RESULT_CODE else 0
     session_id = None if family == _PROTOCOL else r.read_long()
     bean = proto.result if family == _RESPONSE else proto.argument
-    value = read_bean(schema, bean, r)
+    value = read_bean(schema, bean, r, max_expansion=max_expansion)
     return Frame(proto.name, proto.module_id, proto.id, _FAMILY_NAMES[family], value,
                  result_code, session_id)
 
@@ -141,7 +145,8 @@ def encode_raw_frame(module_id: int, protocol_id: int,
     return _HEADER.pack(module_id, protocol_id, len(body)) + body
 
 
-def decode_frame(schema: ZezeSchema, data: bytes | bytearray | memoryview) -> Frame:
+def decode_frame(schema: ZezeSchema, data: bytes | bytearray | memoryview, *,
+                 max_expansion: float | None = MAX_EXPANSION) -> Frame:
     """Decode ``data``, which must hold exactly one frame (:class:`FrameDecoder` splits a
     stream); see :meth:`RawFrame.decode`."""
     module_id, protocol_id, size = frame_header(data)
@@ -151,7 +156,8 @@ def decode_frame(schema: ZezeSchema, data: bytes | bytearray | memoryview) -> Fr
             f"the frame's header announces {size} body bytes but {len(data) - HEADER_SIZE} "
             f"follow{' (use FrameDecoder for a stream)' * (more > 0)}",
             offset=8, format="zeze")
-    return RawFrame(module_id, protocol_id, bytes(data[HEADER_SIZE:])).decode(schema)
+    return RawFrame(module_id, protocol_id, bytes(data[HEADER_SIZE:])).decode(
+        schema, max_expansion=max_expansion)
 
 
 def encode_frame(schema: ZezeSchema, protocol: str, value: Any, *, family: str | None = None,
