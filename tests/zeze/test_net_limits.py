@@ -295,6 +295,7 @@ def test_connections_past_max_connections_are_closed_at_once(
     ({"idle_timeout": "5"}, TypeError, "idle_timeout must be a number of seconds or None"),
     ({"max_connections": 0}, ValueError, "max_connections must be at least 1, not 0"),
     ({"max_connections": 2.0}, TypeError, "max_connections must be an int"),
+    ({"max_expansion": -1}, ValueError, "max_expansion must be a number >= 0 or None"),
 ])
 def test_options_are_checked_before_listening_or_connecting(
         options: dict[str, Any], error: type[Exception], message: str) -> None:
@@ -316,3 +317,42 @@ def test_limits_may_be_lifted() -> None:
             replies = await asyncio.gather(*(conn.call("RText", {"n": 1}) for _ in range(9)))
             assert {r.value["s"] for r in replies} == {"ok"}
     run(test)
+
+
+WIDE = load_schema("""<solution name="app"><module name="m" id="7">
+  <bean name="BW">""" + "".join(f'<variable id="{i}" name="f{i}" type="int"/>'
+                                 for i in range(1, 17)) + """</bean>
+  <bean name="BL"><variable id="1" name="items" type="list[BW]"/></bean>
+  <protocol name="PL" id="4" argument="BL"/>
+</module></solution>""")
+
+
+def test_frames_are_decoded_within_max_expansion() -> None:
+    """300 empty 16-field beans build 4,800 default values: within the default budget of a
+    305-byte body, past that of ``max_expansion=0`` (4,096), which closes the connection."""
+    frame = encode_frame(WIDE, "PL", {"items": [{}] * 300})
+
+    got: list[int] = []
+
+    async def test(factor: float) -> None:
+        got.clear()
+        srv = await serve(HOST, 0, WIDE, {"PL": lambda f, c: got.append(len(f.value["items"]))},
+                          max_expansion=factor)
+        try:
+            reader, writer = await asyncio.open_connection(HOST, port_of(srv))
+            writer.write(frame)
+            await writer.drain()
+            if factor == 0:
+                assert await asyncio.wait_for(reader.read(), 2) == b""
+            else:
+                while not got:
+                    await asyncio.sleep(0.01)
+            writer.close()
+        finally:
+            srv.close()
+            await srv.wait_closed()
+
+    run(lambda: test(64))
+    assert got == [300]
+    run(lambda: test(0))
+    assert got == []

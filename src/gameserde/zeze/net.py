@@ -33,7 +33,9 @@ from contextlib import suppress
 from dataclasses import dataclass
 from typing import Any
 
+from gameserde._expansion import check_factor
 from gameserde.errors import DecodeError, GameserdeError
+from gameserde.zeze.codec import MAX_EXPANSION
 from gameserde.zeze.frames import MAX_FRAME_SIZE, Frame, FrameDecoder, encode_frame
 from gameserde.zeze.schema import ZezeSchema
 
@@ -93,7 +95,8 @@ class Connection:
     more than ``write_buffer_limit`` unsent bytes (it resumes them at a quarter of that); the
     connection closes when the rest of a begun frame takes longer than ``frame_timeout``
     seconds of waiting to come, or when no byte comes for ``idle_timeout`` seconds while no
-    handler runs and no call waits. A timeout of None never closes it.
+    handler runs and no call waits. A timeout of None never closes it. ``max_expansion``
+    bounds the default values each frame's bean builds (see :func:`gameserde.zeze.decode`).
     """
 
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
@@ -101,10 +104,12 @@ class Connection:
                  max_frame_size: int = MAX_FRAME_SIZE, max_in_flight: int = MAX_IN_FLIGHT,
                  write_buffer_limit: int = WRITE_BUFFER_LIMIT,
                  frame_timeout: float | None = FRAME_TIMEOUT,
-                 idle_timeout: float | None = None) -> None:
+                 idle_timeout: float | None = None,
+                 max_expansion: float | None = MAX_EXPANSION) -> None:
         _check_limits(max_frame_size, max_in_flight, write_buffer_limit, frame_timeout,
                       idle_timeout)
         self.schema = schema
+        self._max_expansion = check_factor(max_expansion)
         self.peer = str(writer.get_extra_info("peername"))
         """The peer's address, for messages."""
         self.error: BaseException | None = None
@@ -233,7 +238,7 @@ class Connection:
         if frames:
             self._frame_waited = 0.0
         for raw in frames:
-            frame = raw.decode(self.schema)
+            frame = raw.decode(self.schema, max_expansion=self._max_expansion)
             if frame.family != "response":
                 await self._slots.acquire()  # released when its handler ends
                 if self._closed:  # a write failed meanwhile
@@ -363,14 +368,17 @@ async def connect(host: str, port: int, schema: ZezeSchema,
                   max_frame_size: int = MAX_FRAME_SIZE, max_in_flight: int = MAX_IN_FLIGHT,
                   write_buffer_limit: int = WRITE_BUFFER_LIMIT,
                   frame_timeout: float | None = FRAME_TIMEOUT,
-                  idle_timeout: float | None = None) -> Connection:
+                  idle_timeout: float | None = None,
+                  max_expansion: float | None = MAX_EXPANSION) -> Connection:
     """A :class:`Connection` to a Zeze server at ``host:port``, with the limits
     :class:`Connection` describes."""
     _check_limits(max_frame_size, max_in_flight, write_buffer_limit, frame_timeout, idle_timeout)
+    check_factor(max_expansion)
     reader, writer = await asyncio.open_connection(host, port)
     return Connection(reader, writer, schema, handlers, max_frame_size=max_frame_size,
                       max_in_flight=max_in_flight, write_buffer_limit=write_buffer_limit,
-                      frame_timeout=frame_timeout, idle_timeout=idle_timeout)
+                      frame_timeout=frame_timeout, idle_timeout=idle_timeout,
+                      max_expansion=max_expansion)
 
 
 async def serve(host: str, port: int, schema: ZezeSchema,
@@ -378,7 +386,8 @@ async def serve(host: str, port: int, schema: ZezeSchema,
                 max_frame_size: int = MAX_FRAME_SIZE, max_in_flight: int = MAX_IN_FLIGHT,
                 write_buffer_limit: int = WRITE_BUFFER_LIMIT,
                 frame_timeout: float | None = FRAME_TIMEOUT, idle_timeout: float | None = None,
-                max_connections: int | None = MAX_CONNECTIONS) -> asyncio.Server:
+                max_connections: int | None = MAX_CONNECTIONS,
+                max_expansion: float | None = MAX_EXPANSION) -> asyncio.Server:
     """Start a server on ``host:port`` (port 0: any free port) whose connections dispatch to
     ``handlers``, each with the limits :class:`Connection` describes; each connection lives
     until the peer, a handler or a limit closes it. A connection that comes while
@@ -387,6 +396,7 @@ async def serve(host: str, port: int, schema: ZezeSchema,
     for key in handlers or {}:
         _type_id(schema, key)
     _check_limits(max_frame_size, max_in_flight, write_buffer_limit, frame_timeout, idle_timeout)
+    check_factor(max_expansion)
     if max_connections is not None:
         _check_count("max_connections", max_connections, 1)
     open_connections = 0
@@ -406,7 +416,8 @@ async def serve(host: str, port: int, schema: ZezeSchema,
             conn = Connection(reader, writer, schema, handlers, max_frame_size=max_frame_size,
                               max_in_flight=max_in_flight,
                               write_buffer_limit=write_buffer_limit,
-                              frame_timeout=frame_timeout, idle_timeout=idle_timeout)
+                              frame_timeout=frame_timeout, idle_timeout=idle_timeout,
+                              max_expansion=max_expansion)
             # asyncio 3.11 logs a cancelled connection callback as an error; when the loop
             # cancels this task as it ends, the connection's own tasks are cancelled and close it
             with suppress(asyncio.CancelledError):
