@@ -429,9 +429,15 @@ def o3de_imports() -> list[bytes]:
          {"l": {"$import": "sub/e.setreg"}, "r": {"$import": "sub/e.setreg"}}, [], {}, [],
          {"l": {"$import": "../a.setreg"}, "$import": "../top.setreg"}],
     ]
-    return [bytes([flag]) + b"\x00".join(
+    hostile_names: list[list[object]] = [  # byte 0 bit 1: "@" is the escape of a NUL
+        [{"k": {"$import": "sub/c.json"}, "$import": "a@.setreg"}, {"x": 1}, [], {"c": 1}],
+        [{"l": {"$import": {"filename": "@"}}, "$import": "a.setreg"}, {"$import": "b" * 1100},
+         [], {"$import": "../" * 400 + "a.setreg"}],
+    ]
+    return [bytes([flag | names]) + b"\x00".join(
         (f if isinstance(f, str) else json.dumps(f)).encode() for f in tree)
-        for tree in trees for flag in (0, 1)]
+        for names, group in ((0, trees), (2, hostile_names)) for tree in group
+        for flag in (0, 1)]
 
 
 def o3de_leaves() -> list[bytes]:

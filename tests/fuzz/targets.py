@@ -882,30 +882,39 @@ def o3de_imports(data: bytes) -> None:
     """File texts separated by NUL bytes, named :data:`O3DE_IMPORT_FILES` in order (byte 0:
     bit 0 the material way, ``resolve_imports`` and ``restore_imports`` of the first file,
     else the settings way, ``merge_settings`` of the ``.setreg``/``.setregpatch`` files and
-    ``resolve_imports_in_order`` of the first): values or DecodeError only; small limits, so
-    import bombs stop early."""
+    ``resolve_imports_in_order`` of the first; bit 1 hostile names: ``@`` in the texts is the
+    escape of a NUL, and the loader refuses what ``open()`` refuses, so a name the resolvers
+    pass on unchecked is a finding): values or DecodeError only; a small ``max_depth``, and
+    ``max_expansion=4``, so import bombs stop early."""
     from gameserde import o3de
 
     if not data:
         return
-    texts = dict(zip(O3DE_IMPORT_FILES, data[1:].split(b"\x00"), strict=False))
-    limits = {"max_depth": 8, "max_size": 20000}
+    body = data[1:].replace(b"@", b"\\u0000") if data[0] & 2 else data[1:]
+    texts = dict(zip(O3DE_IMPORT_FILES, body.split(b"\x00"), strict=False))
+
+    def loader(name: str) -> bytes | None:
+        if data[0] & 2 and ("\x00" in name or len(name.encode("utf-8")) > 1024):
+            raise ValueError(f"open() refuses {name[:64]!r}")
+        return texts.get(name)
+
+    limits: dict[str, Any] = {"max_depth": 8, "max_expansion": 4}
     if not data[0] & 1:
         names = [n for n in texts if n.endswith((".setreg", ".setregpatch"))]
-        outcome("o3de.merge_settings", lambda: o3de.merge_settings(names, texts.get, **limits))
+        outcome("o3de.merge_settings", lambda: o3de.merge_settings(names, loader, **limits))
     kind, top = outcome("o3de.parse", lambda: o3de.parse(texts["top.setreg"]))
     if kind != "ok":
         return
     if not data[0] & 1:
         outcome("o3de.resolve_imports_in_order", lambda: o3de.resolve_imports_in_order(
-            top, "top.setreg", texts.get, **limits))
+            top, "top.setreg", loader, **limits))
         return
     directives: list[Any] = []
     kind, resolved = outcome("o3de.resolve_imports", lambda: o3de.resolve_imports(
-        top, "top.setreg", texts.get, directives=directives, **limits))
+        top, "top.setreg", loader, directives=directives, **limits))
     if kind == "ok":
         outcome("o3de.restore_imports", lambda: o3de.restore_imports(
-            resolved, directives, "top.setreg", texts.get, **limits))
+            resolved, directives, "top.setreg", loader, **limits))
 
 
 def _o3de_values(value: Any) -> Iterator[Any]:

@@ -76,10 +76,49 @@ def bomb(levels: int) -> dict[str, str]:
     return tree
 
 
-def test_bombs_stop_at_the_size_limit() -> None:
+def test_bombs_stop_at_the_expansion_budget() -> None:
     small = o3de.resolve_imports({"$import": "b0.json"}, "t.json", files(bomb(4)))
     assert small["l"]["r"]["l"]["r"] == "x" * 100
-    with pytest.raises(DecodeError, match="size limit"):
+    with pytest.raises(DecodeError, match="max_expansion=16,"):
         o3de.resolve_imports({"$import": "b0.json"}, "t.json", files(bomb(30)))
-    with pytest.raises(DecodeError, match="size limit"):
-        o3de.resolve_imports({"$import": "b0.json"}, "t.json", files(bomb(8)), max_size=5000)
+    with pytest.raises(DecodeError, match="max_expansion=1,"):
+        o3de.resolve_imports({"$import": "b0.json"}, "t.json", files(bomb(8)), max_expansion=1)
+    big = o3de.resolve_imports({"$import": "b0.json"}, "t.json", files(bomb(8)),
+                               max_expansion=None)
+    assert big["l"]["l"]["l"]["l"]["r"]["r"]["r"]["r"] == "x" * 100
+
+
+def strict(tree: dict[str, str]) -> Callable[[str], str | None]:
+    """A loader that fails as one built on ``open()`` would on names no path holds."""
+    def load(name: str) -> str | None:
+        if "\0" in name or len(name.encode("utf-8")) > 1024:
+            raise ValueError(f"open() refuses {name!r}")
+        return tree.get(name)
+    return load
+
+
+@pytest.mark.parametrize(("name", "words"), [
+    ("a\0.json", "holds a NUL character"), ("\0", "holds a NUL character"),
+    ("@alias@/x\0", "holds a NUL character"), ("a\udc80.json", "holds a lone surrogate"),
+    ("d/" * 511 + "abc", "1025 bytes long"), ("\u00e9" * 513, "1026 bytes long"),
+])
+@pytest.mark.parametrize("in_order", [False, True])
+def test_names_no_path_holds_are_refused_before_the_loader(name: str, words: str,
+                                                           in_order: bool) -> None:
+    """NUL (the engine's C string would end there), a lone surrogate (no UTF-8), more than
+    the engine's 1,024-byte paths: a DecodeError, and the loader is never asked."""
+    doc = {"x": {"$import": name}} if in_order else {"x": {"$import": {"filename": name}}}
+    with pytest.raises(DecodeError, match=words):
+        if in_order:
+            o3de.resolve_imports_in_order(doc, "t.json", strict({}))
+        else:
+            o3de.resolve_imports(doc, "t.json", strict({}))
+
+
+def test_names_a_path_holds_reach_the_loader() -> None:
+    """Control characters and 1,024 bytes are paths the engine holds."""
+    tree = {"a\x01\x1f.json": '{"v": 1}', "d/" * 511 + "ab": '{"w": 2}'}
+    doc = {"p": {"$import": "a\x01\x1f.json"}, "q": {"$import": "d/" * 511 + "ab"}}
+    assert o3de.resolve_imports(doc, "t.json", strict(tree)) == {"p": {"v": 1}, "q": {"w": 2}}
+    assert o3de.resolve_imports_in_order(doc, "t.json", strict(tree))[0] == {
+        "p": {"v": 1}, "q": {"w": 2}}

@@ -12,7 +12,8 @@ import pytest
 from gameserde import o3de
 from gameserde.errors import DecodeError, EncodeError
 from gameserde.o3de.text import MAX_DEPTH
-from tests.fuzz.test_growth import assert_flat, assert_linear
+from tests.fuzz.harness import accelerated
+from tests.fuzz.test_growth import assert_linear
 
 
 def parse_write(data: bytes) -> Any:
@@ -129,12 +130,44 @@ def test_imports_grow_linearly() -> None:
     assert_linear(lambda n: make(n).rjust(n, b"0"), run, (10, 20, 40), memory=False)
 
 
-def test_bombs_cost_what_the_size_limit_allows() -> None:
+def test_bombs_cost_what_the_expansion_budget_allows() -> None:
+    """The files grow with the levels, and so does the budget: linearly, not 2^levels."""
     def run(data: bytes) -> Any:
         levels = len(data)
         tree = {f"b{i}.json": json.dumps({"l": {"$import": f"b{i + 1}.json"},
                                           "r": {"$import": f"b{i + 1}.json"}})
                 for i in range(levels)} | {f"b{levels}.json": "1"}
         return o3de.resolve_imports({"$import": "b0.json"}, "t.json", tree.get,
-                                    max_size=20_000)
-    assert_flat(lambda n: b"x" * n, run, (20, 40, 60))
+                                    max_depth=levels + 1)
+    assert_linear(lambda n: b"x" * n, run, (16, 32, 64))
+
+
+@pytest.mark.parametrize(("raw", "escaped", "at"), [
+    ('["\ud800"]', '["\\ud800"]', 1),
+    ('{"k": "ab\udfff"}', '{"k": "ab\\udfff"}', 6),
+    ('[1, // c\n "x\udc00y"]', '[1, // c\n "x\\udc00y"]', 10),
+    ('\ufeff["\ud83d"]', '\ufeff["\\ud83d"]', 2),
+])
+def test_lone_surrogates_raw_or_escaped_are_refused_alike(raw: str, escaped: str, at: int
+                                                          ) -> None:
+    """A ``str`` holding a lone surrogate (UTF-8 cannot hold it) is refused as its ``\\u``
+    escape is (rapidjson refuses it): the same sentence at the same offset, C and pure."""
+    errors = []
+    for text in (raw, escaped):
+        for enabled in (True, False):
+            with accelerated(enabled), pytest.raises(DecodeError) as info:
+                o3de.parse(text)
+            errors.append((str(info.value), info.value.offset))
+    assert errors == [errors[0]] * 4
+    assert "A string holds half a surrogate pair" in errors[0][0] and errors[0][1] == at
+
+
+@pytest.mark.parametrize(("text", "at"), [('[1] // \udc80', 7), ('[1]\x00 \ud800', 5),
+                                          ('["\ud83d\ude00"]', 1)])
+def test_raw_surrogates_anywhere_in_a_str_are_refused(text: str, at: int) -> None:
+    """Outside strings too (a comment, after a NUL), as invalid UTF-8 is in ``bytes``; a
+    pair of raw surrogates is two lone ones (a ``str`` holds U+1F600 as one code point)."""
+    for enabled in (True, False):
+        with accelerated(enabled), pytest.raises(DecodeError, match="surrogate pair") as info:
+            o3de.parse(text)
+        assert info.value.offset == at

@@ -19,10 +19,12 @@ with the settings registry's parser (comments, trailing commas, and text after t
 value ignored).
 
 Limits the engine lacks (a :class:`~gameserde.errors.DecodeError`): ``max_depth`` nested
-imports, and ``max_size`` units of work in imports, each imported file counting its text
-and each walk of a merged object 8 for every value it holds (the engine walks the merged
-object again after every import, which could otherwise make a short file cost quadratic
-time).
+imports; a file name that is no path (:func:`~gameserde.o3de.imports.import_path`), refused
+before the loader sees it; and the budget of ``max_expansion`` times the input's size
+(:class:`~gameserde.o3de.imports.ImportBudget`: the input is the document, or the settings
+files, and each distinct file the loader gives; each import spends its text, and each walk
+of a merged object :data:`~gameserde.o3de.imports.WALK_COST` for every value it visits
+again: the engine walks the merged object again after every import).
 """
 
 from __future__ import annotations
@@ -33,7 +35,14 @@ from typing import Any
 
 from gameserde._recursion import recursion_room
 from gameserde.errors import DecodeError
-from gameserde.o3de.imports import DEFAULT_MAX_DEPTH, DEFAULT_MAX_SIZE, Loader
+from gameserde.o3de.imports import (
+    DEFAULT_MAX_DEPTH,
+    DEFAULT_MAX_EXPANSION,
+    WALK_COST,
+    ImportBudget,
+    Loader,
+    import_path,
+)
 from gameserde.o3de.patch import LIMIT, Reports, _copy, _count, patch_in_place
 from gameserde.o3de.result import Outcomes, Reporter, Result, ResultCode, Tasks
 from gameserde.o3de.text import JsonObject, members, parse
@@ -44,32 +53,32 @@ _DIRECTIVE = "$import"
 _PATCH_EXTENSIONS = (".jsonpatch", ".setregpatch")
 _KEEP = object()
 _SUCCESS = ResultCode.of(Tasks.Import, Outcomes.Success)
-_WALK_COST = 8
-"""What walking one value of a merged object again costs against ``max_size`` (a
-character of imported text costs 1)."""
 
 
 def resolve_imports_in_order(document: Any, path: str, loader: Loader, *,
                              reporter: Reporter | None = None,
                              max_depth: int = DEFAULT_MAX_DEPTH,
-                             max_size: int = DEFAULT_MAX_SIZE) -> tuple[Any, Result]:
+                             max_expansion: float | None = DEFAULT_MAX_EXPANSION
+                             ) -> tuple[Any, Result]:
     """``ResolveImportsInOrder`` on a document read from ``path``: ``(resolved document,
     Result)``. Where the engine fails (a file the loader lacks or cannot parse, an import
     already in the chain: Catastrophic, task Import) the document is ``None``, as the
     engine leaves its target unwritten. ``reporter(message, code, path) -> code`` sees every
     report, the merges' too. Raises :class:`~gameserde.errors.DecodeError` past
-    ``max_depth`` or ``max_size`` and for values that are not JSON or nest too deeply."""
+    ``max_depth`` or the ``max_expansion`` budget (``None``: no limit), for a file name that
+    is no path, and for values that are not JSON or nest too deeply."""
     reports = Reports(reporter)
-    walker = _InOrder(loader, reports, max_depth, max_size)
     with recursion_room(6 * LIMIT + 4 * max_depth + 64):
-        value, code = walker.walk(_copy(document, 0), [path], 0)
+        copied = _copy(document, 0)
+        walker = _InOrder(loader, reports, max_depth, ImportBudget(copied, max_expansion))
+        value, code = walker.walk(copied, [path], 0)
     return (None if value is _KEEP else value), reports.result(code)
 
 
 def merge_settings(files: Iterable[str | tuple[str, str | bytes]],
                    loader: Loader | None = None, *, document: Any = None,
                    reporter: Reporter | None = None, max_depth: int = DEFAULT_MAX_DEPTH,
-                   max_size: int = DEFAULT_MAX_SIZE) -> tuple[Any, Result]:
+                   max_expansion: float | None = DEFAULT_MAX_EXPANSION) -> tuple[Any, Result]:
     """Merge settings files in order, as the settings registry's ``MergeSettingsFile`` does
     at its root: ``(settings, Result)``. ``files`` are paths (read with ``loader``) or
     ``(path, text)`` pairs; ``$import`` names are read with ``loader`` (relative to the
@@ -78,16 +87,23 @@ def merge_settings(files: Iterable[str | tuple[str, str | bytes]],
     left out and reported (Catastrophic, or Unsupported for the root); a JSON Patch that
     fails halfway keeps what it did before failing, and a file whose imports fail merges
     ``null`` (the settings become ``null``), both as the engine does. Raises
-    :class:`~gameserde.errors.DecodeError` as :func:`resolve_imports_in_order` does."""
+    :class:`~gameserde.errors.DecodeError` as :func:`resolve_imports_in_order` does (the
+    input is ``document``, the names of ``files`` and every distinct text read; each file
+    spends its text, and its merge the members of the settings it merges into)."""
     reports = Reports(reporter)
     settings: Any = {} if document is None else _copy(document, 0)
     code = ResultCode.task_only(Tasks.Merge)
-    budget = [max_size]
+    items = list(files)
+    names = [item[0] if isinstance(item, tuple) else item for item in items]
     with recursion_room(6 * LIMIT + 4 * max_depth + 64):
-        for item in files:
-            name, text = item if isinstance(item, tuple) else (item, _read(loader, item))
-            settings, merged = _merge_file(settings, name, text, loader, reports, budget,
-                                           max_depth)
+        walker = _InOrder(loader or _no_file, reports, max_depth,
+                          ImportBudget([settings, names], max_expansion))
+        for name, item in zip(names, items, strict=True):
+            text = item[1] if isinstance(item, tuple) else _read(loader, name)
+            if text is not None:
+                text = walker.budget.read(text)
+                walker.spend(len(text) + 1)
+            settings, merged = _merge_file(settings, name, text, walker)
             code = code.combine(merged)
     return settings, reports.result(code)
 
@@ -99,10 +115,10 @@ def _read(loader: Loader | None, path: str) -> str | bytes | None:
     return loader(path)
 
 
-def _merge_file(settings: Any, name: str, text: str | bytes | None, loader: Loader | None,
-                reports: Reports, budget: list[int], max_depth: int
+def _merge_file(settings: Any, name: str, text: str | bytes | None, walker: _InOrder
                 ) -> tuple[Any, ResultCode]:
     """``MergeSettingsFileInternal``: the settings and this file's code."""
+    reports = walker.reports
     if text is None or not text:
         why = "there is no such file" if text is None else "it is empty"
         return settings, reports(f'Unable to merge registry file "{name[:256]}": {why}.',
@@ -118,15 +134,33 @@ def _merge_file(settings: Any, name: str, text: str | bytes | None, loader: Load
             f'Cannot merge registry file "{name[:256]}": its root is not a JSON object, and '
             "a JSON Merge Patch of it would overwrite every setting.", Tasks.Merge,
             Outcomes.Unsupported, "")
-    walker = _InOrder(loader or _no_file, reports, max_depth, budget[0])
     resolved, imported = walker.walk(patch, [name], 0)
-    budget[0] = walker.budget
     code = ResultCode.task_only(Tasks.Merge)
     if not imported.completed:
         code = imported
+    walker.spend(WALK_COST * _merge_cost(settings, resolved, kind))
     settings, merged = patch_in_place(settings, None if resolved is _KEEP else resolved, kind,
                                       reports)
     return settings, code.combine(merged)
+
+
+def _merge_cost(target: Any, patch: Any, kind: str) -> int:
+    """The members a merge of ``patch`` into ``target`` goes through (a JSON Merge Patch
+    rebuilds every object it merges into) or, for a JSON Patch, its operations."""
+    if kind == "JsonPatch":
+        return len(patch) if isinstance(patch, list) else 1
+    total = 1
+    pairs = [(target, patch)]
+    while pairs:
+        into, change = pairs.pop()
+        if not isinstance(change, Mapping):
+            continue
+        given = list(members(change))
+        total += len(given)
+        if isinstance(into, Mapping):
+            total += len(into.pairs) if isinstance(into, JsonObject) else len(into)
+            pairs.extend((into.get(name), value) for name, value in given)
+    return total
 
 
 def _no_file(path: str) -> None:
@@ -169,7 +203,8 @@ class _Object:
 
 
 class _InOrder:
-    def __init__(self, loader: Loader, reports: Reports, max_depth: int, budget: int) -> None:
+    def __init__(self, loader: Loader, reports: Reports, max_depth: int, budget: ImportBudget
+                 ) -> None:
         self.loader = loader
         self.reports = reports
         self.max_depth = max_depth
@@ -240,8 +275,10 @@ class _InOrder:
         if not isinstance(name, str) or not name:
             return local, self.reports("The $import directive names no file.", Tasks.Import,
                                        Outcomes.Catastrophic, "")
-        target = name if name.startswith("@") else posixpath.join(
-            posixpath.dirname(chain[-1]), name)
+        try:
+            target = import_path(name, chain[-1])
+        except ValueError as e:
+            raise DecodeError(f"{e} (in {chain[-1][:256]!r})", format="o3de") from None
         imported = self.read(target)
         if isinstance(imported, ResultCode):
             return local, imported
@@ -272,7 +309,7 @@ class _InOrder:
                 return self.reports(f'Failed to import file "{target[:256]}". Reason: "there '
                                     'is no such file."', Tasks.Import, Outcomes.Catastrophic,
                                     "")
-            self.texts[target] = text
+            text = self.texts[target] = self.budget.read(text)
         self.spend(len(text) + 1)
         try:
             return parse(text)
@@ -292,17 +329,16 @@ class _InOrder:
         if len(chain) > self.max_depth:
             raise DecodeError(f"Imports nest deeper than {self.max_depth} files (in "
                               f"{chain[-1][:256]!r}).", format="o3de")
-        self.spend(_WALK_COST * _count(merged, max(self.budget, 0) // _WALK_COST))
+        self.spend(WALK_COST * _count(merged, self.budget.left() // WALK_COST))
         walked, code = self.walk(merged, [*chain, target], depth)
         if code.outcome == Outcomes.Catastrophic:
             return _as_local(merged), code
         return _as_local(merged if walked is _KEEP else walked), _SUCCESS
 
     def spend(self, amount: int) -> None:
-        self.budget -= amount
-        if self.budget < 0:
-            raise DecodeError("The imports add up to more work than the size limit allows.",
-                              format="o3de")
+        refused = self.budget.spend(amount)
+        if refused is not None:
+            raise DecodeError(refused, format="o3de")
 
 
 def _as_local(value: Any) -> Any:

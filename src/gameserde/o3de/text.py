@@ -209,8 +209,9 @@ def _refused_at(text: str) -> tuple[str, int]:
 
 
 def _lone_surrogate(value: Any, text: str) -> int | None:
-    """Where a ``\\u`` escape of half a surrogate pair without its other half sits, if the
-    value holds one (rapidjson refuses them)."""
+    """Where the first string holding half a surrogate pair without its other half starts
+    (a ``\\u`` escape of one, which rapidjson refuses, or in a ``str`` the code point
+    itself, which UTF-8 cannot hold), if the value holds one."""
     stack = [value]
     found = False
     while stack and not found:
@@ -227,7 +228,8 @@ def _lone_surrogate(value: Any, text: str) -> int | None:
         return None
     for match in _STRINGS.finditer(text):
         token = match.group()
-        if "\\u" in token and _SURROGATE.search(json.loads(token)):
+        if ("\\u" in token or _SURROGATE.search(token)) \
+                and _SURROGATE.search(json.loads(token)):
             return match.start()
     return 0
 
@@ -263,6 +265,7 @@ def _parse(text: str | bytes, trailing_commas: bool) -> Any:
     if text.startswith("\ufeff"):
         text = text[1:]
         skipped = 3 if raw is not None else 1
+    whole = text
     end = text.find("\x00")
     if end >= 0:
         text = text[:end]
@@ -289,10 +292,14 @@ def _parse(text: str | bytes, trailing_commas: bool) -> Any:
     if deep or (text.count("[") + text.count("{") > MAX_DEPTH and _nesting(value) > MAX_DEPTH):
         raise _fail(f"Arrays and objects nest deeper than {MAX_DEPTH} levels", text,
                     _too_deep(text), raw, skipped)
-    if "\\u" in text and _SURROGATE_ESCAPE.search(text):
+    lone = _SURROGATE.search(whole) if raw is None else None
+    if lone is not None or ("\\u" in text and _SURROGATE_ESCAPE.search(text)):
         at = _lone_surrogate(value, text)
         if at is not None:
-            raise _fail("A \\u escape holds half a surrogate pair", text, at, raw, skipped)
+            raise _fail("A string holds half a surrogate pair", text, at, raw, skipped)
+        if lone is not None:
+            raise _fail("The text holds half a surrogate pair (UTF-8 cannot hold it)", whole,
+                        lone.start(), raw, skipped)
     return value
 
 
