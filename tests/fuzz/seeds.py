@@ -273,14 +273,16 @@ def kingsisle_load_schema() -> list[bytes]:
     v2 = {"version": 2, "classes": {"840848220": {
         "name": "class ExampleItem", "bases": ["PropertyClass"], "hash": 840848220,
         "properties": {
-            "m_id": {"type": "unsigned int", "id": 0, "flags": 31, "hash": 2301988666},
-            "m_kind": {"type": "enum ExampleKind", "id": 1, "flags": 2097183,
+            "m_id": {"type": "unsigned int", "id": 0, "flags": 31, "hash": 2301988666,
+                     "dynamic": False},
+            "m_kind": {"type": "enum ExampleKind", "id": 1, "flags": 2097183, "dynamic": False,
                        "hash": 863322476, "enum_options": {"A": 0, "__DEFAULT": "A"}},
             "m_children": {"type": "class SharedPointer<class ExampleItem>", "id": 2,
                            "flags": 31, "dynamic": True, "pointer": True,
                            "hash": 2368506428}}}}}
     v1 = {"class Other": {"bases": [], "hash": "12", "properties": {
-        "m_pos": {"type": "class Vector3D", "id": "0", "flags": "7", "hash": 5}}}}
+        "m_pos": {"type": "class Vector3D", "id": "0", "flags": "7", "hash": 5,
+                  "dynamic": False}}}}
     return [json.dumps(v2).encode(), json.dumps(v1).encode()]
 
 

@@ -290,10 +290,11 @@ def test_odd_roots_and_keys() -> None:
 ENUMS = string_id("class E")
 ENUM_TYPES = load_schema(json.dumps({"version": 2, "classes": {str(ENUMS): {
     "name": "class E", "hash": ENUMS, "properties": {
-        "m_e": {"type": "enum Plain", "id": 0, "flags": 31, "hash": 1,
+        "m_e": {"type": "enum Plain", "id": 0, "flags": 31, "hash": 1, "dynamic": False,
                 "enum_options": {"P_A": 0, "P_B": 5, "P_B2": 5, "\u00c9T\u00c9": 6,
                                  "P_\ud800": 9, "": 12, "__DEFAULT": "P_A"}},
         "m_b": {"type": "enum Bits", "id": 1, "flags": 31 | (1 << 20), "hash": 2,
+                "dynamic": False,
                 "enum_options": {"F_1": 1, "F_2": 2, "F_12": 3, "F_\ud800": 64,
                                  "F_\u00e9": 128, "F_HI": 1 << 31}}}}}}))
 
@@ -329,11 +330,11 @@ def test_enums_by_name() -> None:
 NODE = string_id("class N")
 NODES = load_schema(json.dumps({"version": 2, "classes": {str(NODE): {
     "name": "class N", "hash": NODE, "properties": {
-        "m_n": {"type": "class N*", "id": 0, "flags": 31, "pointer": True,
+        "m_n": {"type": "class N*", "id": 0, "flags": 31, "pointer": True, "dynamic": False,
                 "hash": property_hash("class N*", "m_n")},
         "m_v": {"type": "unsigned int", "id": 1, "flags": 31, "dynamic": True,
                 "hash": property_hash("unsigned int", "m_v")},
-        "m_s": {"type": "std::string", "id": 2, "flags": 31,
+        "m_s": {"type": "std::string", "id": 2, "flags": 31, "dynamic": False,
                 "hash": property_hash("std::string", "m_s")}}}}}))
 
 

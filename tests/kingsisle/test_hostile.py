@@ -41,10 +41,10 @@ TYPES = json.dumps({"version": 2, "classes": {
                "hash": property_hash(t, name)}
         for i, (name, (t, dyn)) in enumerate(PROPS.items())}},
     str(N): {"name": "class N", "hash": N, "properties": {
-        "m_n": {"type": "class N*", "id": 0, "flags": 31, "pointer": True,
+        "m_n": {"type": "class N*", "id": 0, "flags": 31, "pointer": True, "dynamic": False,
                 "hash": property_hash("class N*", "m_n")}}},
     str(U): {"name": "class U", "hash": U, "properties": {
-        "m_x": {"type": "unsigned int", "id": 0, "flags": 31,
+        "m_x": {"type": "unsigned int", "id": 0, "flags": 31, "dynamic": False,
                 "hash": property_hash("unsigned int", "m_x")}}}}})
 SCHEMA = load_schema(TYPES)
 WITHOUT_U = load_schema(json.dumps({"version": 2, "classes": {
@@ -338,13 +338,13 @@ def type_list_of_classes(n: int) -> bytes:
 
 def type_list_of_properties(n: int) -> bytes:
     return json.dumps({"class W": {"hash": 1, "properties": {
-        f"m_{j}": {"type": "unsigned int", "id": j, "flags": 7, "hash": j}
+        f"m_{j}": {"type": "unsigned int", "id": j, "flags": 7, "hash": j, "dynamic": False}
         for j in range(n)}}}).encode()
 
 
 def type_list_of_options(n: int) -> bytes:
     return json.dumps({"class E": {"hash": 1, "properties": {
-        f"m_{j}": {"type": f"enum E{j % 4}", "id": j, "flags": 7, "hash": j,
+        f"m_{j}": {"type": f"enum E{j % 4}", "id": j, "flags": 7, "hash": j, "dynamic": False,
                    "enum_options": {f"O_{k}": k for k in range(n)}}
         for j in range(8)}}}).encode()
 

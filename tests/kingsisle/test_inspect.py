@@ -59,9 +59,9 @@ def test_the_spec_annotated_deep_example() -> None:
     name = "class ExampleRecord"
     schema = load_schema(json.dumps({"version": 2, "classes": {str(string_id(name)): {
         "name": name, "hash": string_id(name), "properties": {
-            "m_count": {"type": "unsigned int", "id": 0, "flags": 31,
+            "m_count": {"type": "unsigned int", "id": 0, "flags": 31, "dynamic": False,
                         "hash": property_hash("unsigned int", "m_count")},
-            "m_label": {"type": "std::string", "id": 1, "flags": 31,
+            "m_label": {"type": "std::string", "id": 1, "flags": 31, "dynamic": False,
                         "hash": property_hash("std::string", "m_label")}}}}}))
     data = bytes.fromhex("2b675c28e0000000 60000000f6ffbe3b07000000 600000007b33058902006869")
     rows = stream_map(data, Serializer(schema, shallow=False)).rows

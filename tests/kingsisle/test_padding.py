@@ -84,9 +84,12 @@ def test_the_recorder_sees_the_padding_of_a_known_stream() -> None:
     """katsuba's fixture shape ``{unsigned int; bool; std::string}`` shallow: 7 bits after the
     bool, none elsewhere (the string is aligned already after them), none at the end."""
     schema = load_schema('{"class T": {"hash": 1, "properties": {'
-                         '"a": {"type": "unsigned int", "id": 0, "flags": 7, "hash": 2},'
-                         '"b": {"type": "bool", "id": 1, "flags": 7, "hash": 3},'
-                         '"c": {"type": "std::string", "id": 2, "flags": 7, "hash": 4}}}}')
+                         '"a": {"type": "unsigned int", "id": 0, "flags": 7, "hash": 2,'
+                         ' "dynamic": false},'
+                         '"b": {"type": "bool", "id": 1, "flags": 7, "hash": 3,'
+                         ' "dynamic": false},'
+                         '"c": {"type": "std::string", "id": 2, "flags": 7, "hash": 4,'
+                         ' "dynamic": false}}}}')
     data = Serializer(schema).encode(KiObject("class T", 1, {"a": 5, "b": False, "c": b"x"}))
     assert data.hex() == "01000000" "05000000" "00" "0100" "78"
     assert padded(schema, data, 0) == (bytes.fromhex("01000000" "05000000" "fe" "0100" "78"),

@@ -16,7 +16,7 @@ from gameserde.kingsisle.serializer import Serializer
 NODE = string_id("class N")
 SCHEMA = load_schema(json.dumps({"version": 2, "classes": {str(NODE): {
     "name": "class N", "hash": NODE, "properties": {"m_n": {
-        "type": "class N*", "id": 0, "flags": 31, "pointer": True,
+        "type": "class N*", "id": 0, "flags": 31, "pointer": True, "dynamic": False,
         "hash": property_hash("class N*", "m_n")}}}}}))
 
 
@@ -49,7 +49,7 @@ LIST_SCHEMA = load_schema(json.dumps({"version": 2, "classes": {
         "type": "class Item*", "id": 0, "flags": 31, "pointer": True, "dynamic": True,
         "hash": property_hash("class Item*", "m_items")}}},
     str(ITEM): {"name": "class Item", "hash": ITEM, "properties": {"m_name": {
-        "type": "std::string", "id": 0, "flags": 31,
+        "type": "std::string", "id": 0, "flags": 31, "dynamic": False,
         "hash": property_hash("std::string", "m_name")}}}}}))
 
 
@@ -144,7 +144,7 @@ def test_text_utf8_cannot_encode_and_oversized_sizes_are_encode_errors() -> None
         to_xml(bad, LIST_SCHEMA)
     enum_schema = load_schema(json.dumps({"version": 2, "classes": {str(ITEM): {
         "name": "class Item", "hash": ITEM, "properties": {"m_e": {
-            "type": "enum E", "id": 0, "flags": 31 | (1 << 21),
+            "type": "enum E", "id": 0, "flags": 31 | (1 << 21), "dynamic": False,
             "hash": property_hash("enum E", "m_e"), "enum_options": {"\ud800": 1}}}}}}))
     with pytest.raises(EncodeError, match="UTF-8 cannot encode"):
         Serializer(enum_schema, flags=4).encode(KiObject("class Item", ITEM, {"m_e": 1}))

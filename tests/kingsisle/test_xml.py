@@ -464,9 +464,9 @@ def test_values_to_xml_refuses(obj: Any, path: str, message: str) -> None:
 
 def test_names_xml_cannot_carry() -> None:
     odd = {"version": 2, "classes": {"1": {"name": "class A\x01", "hash": 1, "properties": {
-        "m x": {"type": "int", "id": 0, "flags": 7, "hash": 2}}}, "3": {
+        "m x": {"type": "int", "id": 0, "flags": 7, "hash": 2, "dynamic": False}}}, "3": {
         "name": "class B", "hash": 3, "properties": {
-            "m x": {"type": "int", "id": 0, "flags": 7, "hash": 2}}}}}
+            "m x": {"type": "int", "id": 0, "flags": 7, "hash": 2, "dynamic": False}}}}}
     schema = load_schema(json.dumps(odd))
     with pytest.raises(EncodeError, match="character XML cannot carry"):
         to_xml(KiObject("class A\x01", 1), schema)
@@ -481,7 +481,8 @@ def test_names_xml_cannot_carry() -> None:
 NODE = string_id("class N")
 CHAIN = load_schema(json.dumps({"version": 2, "classes": {str(NODE): {
     "name": "class N", "hash": NODE, "properties": {
-        "m_n": {"type": "class N*", "id": 0, "flags": 7, "hash": property_hash("class N*", "m_n")},
+        "m_n": {"type": "class N*", "id": 0, "flags": 7, "dynamic": False,
+                "hash": property_hash("class N*", "m_n")},
         "m_l": {"type": "class N*", "id": 1, "flags": 7, "dynamic": True,
                 "hash": property_hash("class N*", "m_l")}}}}}))
 

@@ -132,9 +132,17 @@ def load_schema(*sources: str | bytes | os.PathLike[str] | Mapping[str, Any]) ->
     replaces the earlier one). Each source is JSON text (``bytes``, or a ``str`` starting with
     ``{`` after blanks), a path (any other ``str``, an ``os.PathLike``) or a parsed document.
 
-    Raises :class:`SchemaError` for JSON that is not a v1 or v2 type list, a class without an
-    integer ``hash``, property flags with bits katsuba does not define, enum options that do
-    not fit 32 bits, and names that are not text.
+    Raises :class:`SchemaError`, naming the class, the property and the hash, for what
+    katsuba's ``TypeList`` refuses -- JSON that is not a v1 or v2 type list, a v2 class under
+    a key that is no number, a class without an integer ``hash`` or ``properties``, a
+    property without ``type``, ``id``, ``flags``, ``dynamic`` (a bool) or ``hash``, property
+    flags with bits katsuba does not define -- and for what would make reading ambiguous,
+    which katsuba takes silently, keeping one of the rivals: two classes of one type hash
+    (also across merged lists), the type hash 0 (a null object's), a v2 class under a key
+    that is not its hash (katsuba finds it by the key), two properties of a class sharing a
+    hash (deep records are found by it) or an ``id`` (the order of a shallow stream); and for
+    base classes that lead back to the class, enum options that do not fit 32 bits, and names
+    that are not text.
     """
     if not sources:
         raise SchemaError("load_schema needs at least one type list")
@@ -143,7 +151,9 @@ def load_schema(*sources: str | bytes | os.PathLike[str] | Mapping[str, Any]) ->
         doc, where = _document(source)
         for name, definition in _class_definitions(doc, where):
             classes[name] = (definition, where)
-    return KiSchema(_lower(classes))
+    model = _lower(classes)
+    _check_bases(model)
+    return KiSchema(model)
 
 
 def _document(source: Any) -> tuple[Any, str]:
@@ -175,7 +185,13 @@ def _class_definitions(doc: Any, where: str) -> Iterable[tuple[str, Mapping[str,
         for key, definition in doc["classes"].items():
             if not isinstance(definition, dict) or not isinstance(definition.get("name"), str):
                 raise SchemaError(f"{where}: class {key}: a class needs a \"name\"")
-            yield definition["name"], definition
+            name = definition["name"]
+            type_hash = _int(definition.get("hash"), f"{where}: class {name}: hash")
+            if key != str(type_hash):
+                raise SchemaError(f"{where}: class {name}: it is listed under the key {key!r}, "
+                                  f"not under its hash {type_hash} (katsuba finds a class by "
+                                  "its key)")
+            yield name, definition
         return
     for name, definition in doc.items():
         if not isinstance(definition, dict):
@@ -201,14 +217,22 @@ def _lower(classes: Mapping[str, tuple[Mapping[str, Any], str]]) -> Schema:
     types: dict[str, Named] = {r.name: r for r in LEAF_STRUCTS.values()}
     enums: dict[str, Enum] = {}
     records = []
+    by_hash: dict[int, str] = {}
     for name, (definition, where) in classes.items():
         here = f"{where}: class {name}"
         type_hash = _int(definition.get("hash"), f"{here}: hash")
-        properties = definition.get("properties", {})
+        if type_hash == 0:
+            raise SchemaError(f"{here}: its type hash is 0, which streams give a null object")
+        if type_hash in by_hash:
+            raise SchemaError(f"{here}: it has the type hash {type_hash} of class "
+                              f"{by_hash[type_hash]} (a stream could not say which it holds)")
+        by_hash[type_hash] = name
+        properties = definition.get("properties")
         if not isinstance(properties, dict):
-            raise SchemaError(f"{here}: \"properties\" is not an object")
+            raise SchemaError(f"{here}: \"properties\" is missing or not an object")
         fields = [_field(name, prop, p, f"{here}: property {prop}", enums)
                   for prop, p in properties.items()]
+        _check_unique(fields, here)
         fields.sort(key=lambda f: f.id or 0)
         bases = definition.get("bases", [])
         if not isinstance(bases, list) or not all(isinstance(b, str) for b in bases):
@@ -226,12 +250,69 @@ def _lower(classes: Mapping[str, tuple[Mapping[str, Any], str]]) -> Schema:
         raise SchemaError(f"type list: {e}") from None
 
 
+def _check_unique(fields: list[Field], here: str) -> None:
+    """Refuse two properties of one class sharing a hash or an id."""
+    for key, what in (("hash", "hash"), ("id", "id")):
+        seen: dict[int, str] = {}
+        for f in fields:
+            value = int(f.attributes["hash"]) if key == "hash" else f.id or 0
+            if value in seen:
+                raise SchemaError(f"{here}: properties {seen[value]} and {f.name} share the "
+                                  f"{what} {value} (katsuba keeps one of them)")
+            seen[value] = f.name
+
+
+def _check_bases(model: Schema) -> None:
+    """Refuse base classes that lead back to the class (bases not in the list are fine)."""
+    done: set[str] = set()
+    for start in model.types:
+        if start in done or not _is_class(model, start):
+            continue
+        chain, on_chain = [start], {start}
+        todo = [iter(_bases(model, start))]
+        while todo:
+            base = next(todo[-1], None)
+            if base is None:
+                todo.pop()
+                on_chain.discard(chain[-1])
+                done.add(chain.pop())
+            elif base in on_chain:
+                loop = " -> ".join([*chain[chain.index(base):], base])
+                raise SchemaError(f"type list: class {base}: its bases lead back to it "
+                                  f"({loop})")
+            elif base not in done:
+                chain.append(base)
+                on_chain.add(base)
+                todo.append(iter(_bases(model, base)))
+
+
+def _is_class(model: Schema, name: str) -> bool:
+    t = model.types.get(name)
+    return isinstance(t, Record) and t.kind == "class"
+
+
+def _bases(model: Schema, name: str) -> list[str]:
+    """The bases of class ``name`` that are classes of the list."""
+    t = model.types[name]
+    assert isinstance(t, Record)
+    return [b for b in t.attributes["bases"] if _is_class(model, b)]
+
+
+_REQUIRED = ("type", "id", "flags", "dynamic", "hash")
+"""The members of a property katsuba's ``TypeList`` requires."""
+
+
 def _field(cls: str, name: str, p: Any, where: str, enums: dict[str, Enum]) -> Field:
     if not isinstance(p, dict):
         raise SchemaError(f"{where}: a property is a JSON object")
+    missing = [key for key in _REQUIRED if key not in p]
+    if missing:
+        raise SchemaError(f"{where}: a property needs {', '.join(map(repr, missing))}")
     type_name = p.get("type")
     if not isinstance(type_name, str):
         raise SchemaError(f"{where}: \"type\" is not a type name")
+    if not isinstance(p["dynamic"], bool):
+        raise SchemaError(f"{where}: \"dynamic\" is not true or false")
     flags = _int(p.get("flags", 0), f"{where}: flags")
     if flags & ~KNOWN_FLAG_BITS:
         raise SchemaError(f"{where}: flags 0x{flags:x} set bits no property flag has "
