@@ -9,11 +9,12 @@ import base64
 import functools
 import json
 import random
+import zlib
 from collections.abc import Callable
 from pathlib import Path
 
 from gameserde import godot, zeze
-from gameserde.errors import EncodeError
+from gameserde.errors import DecodeError, EncodeError
 from gameserde.flatbuffers import flexbuffers
 from tests.fuzz import hostile, targets
 
@@ -283,7 +284,10 @@ def kingsisle_load_schema() -> list[bytes]:
     v1 = {"class Other": {"bases": [], "hash": "12", "properties": {
         "m_pos": {"type": "class Vector3D", "id": "0", "flags": "7", "hash": 5,
                   "dynamic": False}}}}
-    return [json.dumps(v2).encode(), json.dumps(v1).encode()]
+    shared = {f"class C{i}": {"hash": 7, "properties": {}} for i in range(3)}
+    loop = {"class A": {"hash": 1, "bases": ["class B"], "properties": {}},
+            "class B": {"hash": 2, "bases": ["class A"], "properties": {}}}
+    return [json.dumps(doc).encode() for doc in (v2, v1, shared, loop)]
 
 
 def kingsisle_decode() -> list[bytes]:
@@ -299,6 +303,10 @@ def kingsisle_decode() -> list[bytes]:
             out.append(bytes([n]) + ser.encode(item))
         except EncodeError:
             continue
+    zeros = zlib.compress(bytes(1 << 16), 9)  # a bomb, said true and said small
+    for n in (5, len(targets.kingsisle_serializers()) - 1):  # compressed; max_expansion=1
+        out += [bytes([n]) + b"\x01" + size.to_bytes(4, "little") + zeros
+                for size in (1 << 16, 100)]
     return out
 
 
@@ -349,7 +357,9 @@ def kingsisle_bind() -> list[bytes]:
             if flags & 16:  # FORBID_DELTA_ENCODE: every delta property has a value
                 obj = KiObject(obj.type_name, obj.type_hash, {**obj, "m_gone": 1})
             out.append(bytes([2 if flags == 1 else 0]) + write_bind(obj, schema, flags=flags))
-    return out
+    bomb = b"BINd\x0b\x00\x00\x00\x01" + (1 << 16).to_bytes(4, "little") + zlib.compress(
+        bytes(1 << 16), 9)
+    return [*out, b"\x00" + bomb, b"\x04" + bomb]  # default max_expansion, and 1
 
 
 def cli_kingsisle() -> list[bytes]:
@@ -364,7 +374,10 @@ def cli_kingsisle() -> list[bytes]:
             continue
         deep = 0 if ser.shallow else 4
         out += [bytes([verb | deep, ser.flags]) + seed[1:] for verb in (0, 2, 3)]
-        item = ser.decode(seed[1:])
+        try:
+            item = ser.decode(seed[1:])
+        except DecodeError:  # a bomb: decode, verify and inspect only
+            continue
         out.append(bytes([1 | deep, ser.flags]) + to_json(item).encode())
         out.append(bytes([1 | 64, ser.flags]) + to_xml(item, ser.schema).encode())
     return out
