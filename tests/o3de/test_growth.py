@@ -6,7 +6,9 @@ conformance file's test types and ``FuzzNode``, which holds itself through a poi
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
+from itertools import pairwise
 from typing import Any
 
 import pytest
@@ -15,7 +17,7 @@ from gameserde import o3de
 from gameserde.errors import DecodeError
 from gameserde.o3de._context import MAX_DEPTH
 from tests.fuzz.targets import o3de_registry
-from tests.fuzz.test_growth import assert_flat, assert_linear
+from tests.fuzz.test_growth import SLACK, assert_flat, assert_linear, calls, peak
 
 
 def load_and_store(type_name: str) -> Callable[[bytes], Any]:
@@ -119,3 +121,108 @@ def test_nesting_past_the_cap_costs_no_more_as_it_grows() -> None:
     """Past the loader's cap (and below the text layer's), the load stops at the cap."""
     assert_flat(node_chain, lambda text: o3de.load("FuzzNode", o3de.parse(text),
                                                    registry=o3de_registry()), (210, 230, 250))
+
+
+# ---------------------------------------------------------------------------------------------
+# $import families: the input (the root and the files, as JSON of {path: text}) grows n, 4n,
+# 16n; with the default max_expansion the resolution ends (or is refused, naming it), with
+# calls growing at most as the input does and peak memory within PEAK_PER_BYTE bytes per
+# input byte plus PEAK_CONSTANT.
+
+PEAK_PER_BYTE = 32
+"""Peak traced memory per byte of input an import family may use (values built within the
+budget: the default factor 16 of text and walks, each character a few bytes of objects)."""
+PEAK_CONSTANT = 384 << 10
+"""Peak traced memory any input may use (the budget's slack of 4,096 units, tables)."""
+SPELLINGS = ("$import", "$impor", "$impo", "$imp", "$im", "$i", "$", "")
+"""Every name ``resolve_imports`` takes for a directive (prefixes of ``$import``)."""
+
+
+def padded(files: dict[str, str], scale: int) -> dict[str, str]:
+    """The files with a member of padding each, so that they are about ``scale`` times as
+    large."""
+    if scale == 1:
+        return files
+    pad = (scale - 1) * sum(map(len, files.values())) // len(files)
+    return {name: text[:-1] + f', "pad": "{"x" * pad}"}}' for name, text in files.items()}
+
+
+def spellings_tree(scale: int) -> bytes:
+    """8 levels, each file naming the next with the 8 spellings: 8^8 imports unbounded."""
+    files = {f"l{i}.json": "{" + ", ".join(f'"{s}": "l{i + 1}.json"' for s in SPELLINGS) + "}"
+             for i in range(8)}
+    return json.dumps({"l8.json": '{"leaf": 1}'} | padded(files, scale)).encode()
+
+
+def members_tree(scale: int) -> bytes:
+    """The settings way's bomb: 8 levels, 4 members each holding a directive to the next."""
+    files = {f"l{i}.json": "{" + ", ".join(f'"{c}": {{"$import": "l{i + 1}.json"}}'
+                                           for c in "abcd") + "}" for i in range(8)}
+    return json.dumps({"l8.json": '{"leaf": 1}'} | padded(files, scale)).encode()
+
+
+def wide_tree(scale: int) -> bytes:
+    """One object of many members, then as many directives: the engine walks the members
+    again after each (members x directives)."""
+    n = 40 * scale
+    top = "{" + ",".join(f'"m{i}": {i}' for i in range(n)) + ","
+    return json.dumps({"": top + ",".join(['"$import": "x.json"'] * n) + "}",
+                       "x.json": '{"new": 1}'}).encode()
+
+
+def run_material(data: bytes) -> Any:
+    files = json.loads(data)
+    return o3de.resolve_imports({"$import": "l0.json"}, "t.json", files.get)
+
+
+def run_in_order(data: bytes) -> Any:
+    files = json.loads(data)
+    return o3de.resolve_imports_in_order({"$import": "l0.json"}, "t.json", files.get)
+
+
+def run_wide(data: bytes) -> Any:
+    files = json.loads(data)
+    return o3de.resolve_imports_in_order(o3de.parse(files[""]), "t.json", files.get)
+
+
+def run_merge(data: bytes) -> Any:
+    files = json.loads(data)
+    return o3de.merge_settings([("top.setreg", files[""])], files.get)
+
+
+IMPORT_FAMILIES: dict[str, tuple[Callable[[int], bytes], Callable[[bytes], Any]]] = {
+    "resolve_imports: 8 levels x 8 spellings": (spellings_tree, run_material),
+    "resolve_imports_in_order: 8 levels x 4 members": (members_tree, run_in_order),
+    "resolve_imports_in_order: members x directives": (wide_tree, run_wide),
+    "merge_settings: members x directives": (wide_tree, run_merge),
+}
+
+
+@pytest.mark.parametrize("family", list(IMPORT_FAMILIES))
+def test_imports_stay_within_the_expansion_budget(family: str) -> None:
+    make, run = IMPORT_FAMILIES[family]
+    inputs = [make(scale) for scale in (1, 4, 16)]
+    costs = [(calls(lambda d=d: run(d)), peak(lambda d=d: run(d))) for d in inputs]
+    for data, (_, memory) in zip(inputs, costs, strict=True):
+        try:
+            run(data)
+        except DecodeError as e:
+            assert "max_expansion=16," in str(e)
+        assert memory <= PEAK_PER_BYTE * len(data) + PEAK_CONSTANT, (len(data), memory)
+    for (d1, (c1, _)), (d2, (c2, _)) in pairwise(zip(inputs, costs, strict=True)):
+        grow = len(d2) / len(d1)
+        assert 3 <= grow <= 5, "the family should grow the input about 4 times per step"
+        assert c2 <= SLACK * grow * c1 + 2000, (len(d1), len(d2), c1, c2)
+
+
+def test_the_import_families_resolve_without_a_budget() -> None:
+    """Without a limit the smallest inputs resolve (the budget is what stops them), so the
+    test above measures real work."""
+    files = json.loads(spellings_tree(1))
+    files["l3.json"] = '{"leaf": 1}'
+    assert o3de.resolve_imports({"$import": "l0.json"}, "t.json", files.get,
+                                max_expansion=None) == {"leaf": 1}
+    files = json.loads(wide_tree(1))
+    value, result = o3de.resolve_imports_in_order(o3de.parse(files[""]), "t.json", files.get,
+                                                  max_expansion=None)
+    assert result.ok and len(value) == 41
