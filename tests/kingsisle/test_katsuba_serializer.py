@@ -131,8 +131,9 @@ def test_compressed_streams_are_capped() -> None:
     value = without(root(random.Random(6), True), "m_net", "m_gone")
     data = Serializer(SCHEMA, flags=8).encode(value)
     assert data[0] == 1  # compressed: it saves bytes
-    with pytest.raises(DecodeError, match="max_expansion=0, limit 4096"):
-        Serializer(SCHEMA, flags=8, max_expansion=0).decode(data)
+    said_large = data[:1] + (5000).to_bytes(4, "little") + data[5:]
+    with pytest.raises(DecodeError, match=r"inflate to 5000 bytes .*max_expansion=0, limit 4096"):
+        Serializer(SCHEMA, flags=8, max_expansion=0).decode(said_large)
     lying = data[:1] + (int.from_bytes(data[1:5], "little") + 1).to_bytes(4, "little") + data[5:]
     with pytest.raises(DecodeError, match="not the"):
         Serializer(SCHEMA, flags=8).decode(lying)
