@@ -226,3 +226,76 @@ def test_the_import_families_resolve_without_a_budget() -> None:
     value, result = o3de.resolve_imports_in_order(o3de.parse(files[""]), "t.json", files.get,
                                                   max_expansion=None)
     assert result.ok and len(value) == 41
+
+
+# -- default values: `{}` of a class whose levels each hold two instances of the level below --
+
+
+def default_tree_registry() -> o3de.Registry:
+    """``B0`` (an int) to ``B10`` (two ``B9``), ``W`` (200 Vector3 and 20 vectors), and
+    lists of them; also the ``--registry`` of the CLI test."""
+    reg = o3de.Registry()
+    reg.add_class("B0", None, [("x", "int32")])
+    for i in range(1, 11):
+        reg.add_class(f"B{i}", None, [("a", f"B{i - 1}"), ("b", f"B{i - 1}")])
+    reg.add_class("W", None, [(f"v{i}", "Vector3") for i in range(200)]
+                  + [(f"l{i}", "vector<int32>") for i in range(20)])
+    reg.add_class("L", None, [("items", "vector<B10>")])
+    reg.add_class("LW", None, [("items", "vector<W>")])
+    return reg
+
+
+LOAD_BYTES_PER_INPUT_BYTE = 4 << 10
+"""The peak memory of a load per character of its input under the default budget (64
+default values a character, each well under 64 bytes), beyond 1 MiB."""
+
+
+def empty_items(n: int) -> bytes:
+    return b'{"items": [' + b",".join([b"{}"] * n) + b"]}"
+
+
+@pytest.mark.parametrize("name", ["L", "LW"])
+def test_default_values_stay_within_the_expansion_budget(name: str) -> None:
+    reg = default_tree_registry()
+
+    def run(text: bytes) -> Any:
+        return o3de.load(name, o3de.parse(text), registry=reg)
+
+    assert_linear(empty_items, run, (400, 800, 1600))
+    for n in (100, 400, 1600):
+        text = empty_items(n)
+        cost = peak(lambda text=text: run(text))  # type: ignore[misc]
+        assert cost <= LOAD_BYTES_PER_INPUT_BYTE * len(text) + (1 << 20), (n, cost)
+    if name == "L":
+        with pytest.raises(DecodeError, match=r"max_expansion=64.*None or inf") as info:
+            run(empty_items(100))
+        assert info.value.path == "$/items"
+        value, result = o3de.load(name, o3de.parse(empty_items(3)), registry=reg,
+                                  max_expansion=None)
+        assert result.ok and len(value.items) == 3 and value.items[2].a.b.a.b.a.b.a.b.a.b.x == 0
+        with pytest.raises(DecodeError, match="max_expansion=0"):
+            o3de.load(name, o3de.parse(empty_items(3)), registry=reg, max_expansion=0,
+                      reporter=lambda message, code, path: code)
+
+
+def test_shared_and_new_defaults() -> None:
+    """Immutable field defaults are one object; containers and instances are new ones."""
+    reg = default_tree_registry()
+    one, two = reg.create(reg.resolve("W")), reg.create(reg.resolve("W"))
+    assert one.v0 is two.v0 and one.l0 is not two.l0
+    one.l0.append(1)
+    assert two.l0 == []
+
+
+def test_cli_refuses_the_blow_up(tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    from gameserde.cli import main
+
+    path = tmp_path / "doc.json"
+    path.write_bytes(empty_items(2000))
+    registry = ["--registry", "tests.o3de.test_growth:default_tree_registry", "--type", "L"]
+    for verb in ("decode", "verify"):
+        assert main([verb, "o3de", *registry, str(path)]) == 1, verb
+        err = capsys.readouterr()[1]
+        assert err.count("\n") == 1 and "max_expansion=64" in err, err
+    path.write_bytes(empty_items(2))
+    assert main(["decode", "o3de", *registry, "--max-expansion", "inf", str(path)]) == 0

@@ -9,8 +9,10 @@ from collections.abc import Mapping
 from pathlib import PurePath
 from typing import Any
 
+from gameserde import _expansion
 from gameserde.cli import CommandError
 from gameserde.errors import DecodeError, GameserdeError
+from gameserde.o3de._budget import DEFAULT_MAX_EXPANSION
 from gameserde.o3de.engine import DOCUMENT_TYPES, engine_registry
 from gameserde.o3de.load import load
 from gameserde.o3de.registry import Registry
@@ -58,6 +60,8 @@ def add_arguments(verb: str, parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--trailing-commas", action="store_true",
                         help="accept trailing commas, as the settings registry's reader does "
                              "(always on for .setreg and .setregpatch files)")
+    _expansion.add_option(parser, DEFAULT_MAX_EXPANSION,
+                          "with --registry: the default values loading the document builds")
     if verb in ("decode", "encode"):
         parser.add_argument("--keep-defaults", action="store_true",
                             help="with --registry: write values equal to their defaults too")
@@ -128,7 +132,7 @@ def _typed(args: argparse.Namespace, doc: Any) -> tuple[Any, Result | None]:
     if typed is None:
         return doc, None
     registry, name = typed
-    value, result = load(name, doc, registry=registry)
+    value, result = load(name, doc, registry=registry, max_expansion=args.max_expansion)
     if result.code.halted:
         raise _issue_error(result, f"the document does not load as {name}")
     keep = getattr(args, "keep_defaults", False)

@@ -15,6 +15,7 @@ from gameserde._gc import collector_paused
 from gameserde._recursion import recursion_room
 from gameserde.errors import SchemaError
 from gameserde.o3de import _classes, _containers, _enums, _math, _plans, _pointers, _primitives
+from gameserde.o3de._budget import DEFAULT_MAX_EXPANSION, BudgetExceeded, loading
 from gameserde.o3de._context import MAX_DEPTH, LoadContext, is_object, members
 from gameserde.o3de._loadplan import plan_for
 from gameserde.o3de.registry import Registry, TypeExpr
@@ -36,6 +37,10 @@ class _Loader(LoadContext):
         self.enter()
         try:
             return self._load(t, current, value, new_instance)
+        except BudgetExceeded as e:
+            if e.path == "$":
+                e.path = "$" + self.path_text()
+            raise
         finally:
             self.leave()
 
@@ -129,23 +134,30 @@ def _start(type: str | TypeExpr, registry: Registry, target: Any, clear_containe
 
 
 def load(type: str | TypeExpr, value: Any, *, registry: Registry, target: Any = None,
-         clear_containers: bool = False, reporter: Reporter | None = None) -> tuple[Any, Result]:
+         clear_containers: bool = False, reporter: Reporter | None = None,
+         max_expansion: float | None = DEFAULT_MAX_EXPANSION) -> tuple[Any, Result]:
     """Load the JSON ``value`` as ``type`` (``JsonSerialization::Load``): into ``target`` if
     given (containers are appended to, objects updated in place), else into a new default
     value. Returns the value and the :class:`Result`; a value that cannot be read is left as
     it was and reported. ``reporter(message, code, path)`` sees every report and may return
     another code. Raises :class:`~gameserde.errors.DecodeError` only for input nested deeper
-    than 200 levels."""
+    than 200 levels, and for input whose default values would pass ``max_expansion`` times
+    its size (see :mod:`gameserde.o3de._budget`; None: no limit)."""
     if _plans.ENABLED and reporter is None and target is None and not clear_containers:
-        fast = _planned(registry.resolve(type, lazy=True), value, registry)
+        try:
+            with loading(value, max_expansion):
+                fast = _planned(registry.resolve(type, lazy=True), value, registry)
+        except BudgetExceeded:
+            fast = None  # the reference runs again to say where
         if fast is not None:
             return fast
-    ctx, t, target = _start(type, registry, target, clear_containers, reporter)
-    if target is None and t.kind == "class" and t.name in registry.classes:
-        return None, Result(_nothing(ctx), ctx.issues)
-    with recursion_room(MAX_DEPTH * 8):
-        loaded, code = ctx.load(t, target, value, False)
-    return loaded, Result(code, ctx.issues)
+    with loading(value, max_expansion):
+        ctx, t, target = _start(type, registry, target, clear_containers, reporter)
+        if target is None and t.kind == "class" and t.name in registry.classes:
+            return None, Result(_nothing(ctx), ctx.issues)
+        with recursion_room(MAX_DEPTH * 8):
+            loaded, code = ctx.load(t, target, value, False)
+        return loaded, Result(code, ctx.issues)
 
 
 def _reference(registry: Registry, t: TypeExpr, current: Any, value: Any, new: bool, depth: int,
@@ -181,20 +193,21 @@ def _nothing(ctx: _Loader) -> ResultCode:
 
 
 def load_direct(type: str | TypeExpr, value: Any, *, registry: Registry, target: Any = None,
-                clear_containers: bool = False, reporter: Reporter | None = None
-                ) -> tuple[Any, Result]:
+                clear_containers: bool = False, reporter: Reporter | None = None,
+                max_expansion: float | None = DEFAULT_MAX_EXPANSION) -> tuple[Any, Result]:
     """Like :func:`load`, but calling the type's serializer directly, as O3DE's serializer
     tests do (``BaseJsonSerializer::Load``): ``{}`` reaches the serializer (resetting a number,
     colour or vector) instead of being taken as "keep the value"."""
-    ctx, t, target = _start(type, registry, target, clear_containers, reporter)
-    if target is None and t.kind == "class" and t.name in registry.classes:
-        return None, Result(_nothing(ctx), ctx.issues)
-    with recursion_room(MAX_DEPTH * 8):
-        if t.kind in _SERIALIZED:
-            loaded, code = ctx.serializer_load(t, target, value)
-        else:
-            loaded, code = ctx.load(t, target, value, False)
-    return loaded, Result(code, ctx.issues)
+    with loading(value, max_expansion):
+        ctx, t, target = _start(type, registry, target, clear_containers, reporter)
+        if target is None and t.kind == "class" and t.name in registry.classes:
+            return None, Result(_nothing(ctx), ctx.issues)
+        with recursion_room(MAX_DEPTH * 8):
+            if t.kind in _SERIALIZED:
+                loaded, code = ctx.serializer_load(t, target, value)
+            else:
+                loaded, code = ctx.load(t, target, value, False)
+        return loaded, Result(code, ctx.issues)
 
 
 def load_type_id(value: Any, *, registry: Registry, base_type: str | TypeExpr | None = None,

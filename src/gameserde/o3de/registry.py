@@ -33,6 +33,7 @@ from typing import Any
 from uuid import UUID
 
 from gameserde.errors import SchemaError
+from gameserde.o3de import _budget
 from gameserde.o3de import values as v
 from gameserde.o3de.typeid import (
     DEFAULT_ARGUMENTS,
@@ -53,6 +54,8 @@ SEQUENCES = ("vector", "list", "forward_list", "fixed_vector", "set", "unordered
 MAPS = ("map", "unordered_map", "multimap", "unordered_multimap")
 POINTERS = ("shared_ptr", "unique_ptr", "intrusive_ptr")
 REJECTED = ("optional", "variant", "bitset")
+SHARED_DEFAULTS = ("bool", "int", "float", "string", "uuid", "opaque", "enum", "math")
+"""Kinds whose default value is immutable: one is made and shared by every field."""
 MATH: dict[str, Any] = {
     "Vector2": v.Vector2, "Vector3": v.Vector3, "Vector4": v.Vector4, "Quaternion": v.Quaternion,
     "Color": v.Color, "Matrix3x3": v.Matrix3x3, "Matrix3x4": v.Matrix3x4,
@@ -341,10 +344,30 @@ class Registry:
     def _factory(self, f: FieldInfo) -> Callable[[], Any]:
         default = f.default
         if default is dataclasses.MISSING:
-            return lambda: self.create(f.type)
+            return self._default_factory(f.type)
         if callable(default) and not isinstance(default, type | int | float | str):
             return default  # type: ignore[no-any-return]
         return lambda: copy.deepcopy(default)
+
+    def _default_factory(self, t: TypeExpr) -> Callable[[], Any]:
+        """What makes a field's default: immutable ones made once and shared, the others
+        counted against the budget of the load under way (:mod:`._budget`): a class instance
+        one plus its fields, an array its length, another container one."""
+        if t.kind in SHARED_DEFAULTS:
+            made = self.create(t)
+            return lambda: made
+        if t.kind == "class":
+            def instance() -> Any:
+                info = self.classes.get(t.name)
+                _budget.charge(1 + (len(info.all_fields) if info is not None else 0))
+                return self.create(t)
+            return instance
+        cost = max(t.size, 1) if t.kind == "array" else 1
+
+        def value() -> Any:
+            _budget.charge(cost)
+            return self.create(t)
+        return value
 
     def add_enum(self, name: str, values: Iterable[tuple[str, int]] | type[enum.Enum],
                  *, underlying: str = "int", uuid: str | UUID | None = None) -> EnumInfo:
