@@ -80,16 +80,43 @@ def store_class(ctx: StoreContext, info: ClassInfo, value: Any, default: Any,
             element_default = NO_DEFAULT
             if default is not NO_DEFAULT and default is not None:
                 element_default = getattr(default, f.attr)
+            unwritten = ctx.unwritten
             if f.type.kind == "pointer" and f.type.flavor == "raw":
                 out_value, code = ctx.store_pointer(f.type.args[0], element, element_default)
             else:
                 out_value, code = ctx.store_with_class_data(f.type, element, element_default, False)
             if not code.halted and (ctx.keep_defaults or code.outcome is not Outcomes.DefaultsUsed):
                 out[f.name] = out_value
+            elif (not code.has_done_work and ctx.unwritten == unwritten
+                  and element_default is not NO_DEFAULT and differs(element, element_default)):
+                lost = report_unwritten_field(ctx)
+                if lost.halted:
+                    return lost
             result = result.combine(code)
         finally:
             ctx.pop()
     return result
+
+
+def differs(value: Any, default: Any) -> bool:
+    """Whether a value left out (as the engine leaves out a value of nothing but empty
+    containers) differs from the default it then loads back as."""
+    try:
+        return bool(value != default)
+    except Exception:  # a value without a usable equality: assume it differs
+        return True
+
+
+def report_unwritten_field(ctx: StoreContext) -> ResultCode:
+    """A field left out because it holds nothing but empty containers (the engine's "no work
+    done" rule) although its default does not: reported Skipped, as it loads back as the
+    default. The code is not combined into the class's (the output and code stay the
+    engine's); a reporter that returns a Halted code halts the store."""
+    ctx.unwritten += 1
+    return ctx.report(Tasks.WriteValue, Outcomes.Skipped,
+                      "Field not written: it holds nothing but empty containers (or empty "
+                      "AZStd::any values), which the engine leaves out although the default "
+                      "differs, so it loads back as the default.")
 
 
 def type_name(registry: Registry, t: TypeExpr) -> str:

@@ -20,7 +20,7 @@ from gameserde.o3de.result import Outcomes, ResultCode, Tasks
 from gameserde.o3de.values import JsonPairs
 
 __all__ = ["by_compare", "compare_key", "load_array", "load_map", "load_seq", "load_tuple",
-           "store_array",
+           "report_unwritten", "store_array",
            "store_map", "store_seq", "store_tuple"]
 
 _DEFAULT_KEY = "{}"
@@ -162,8 +162,10 @@ def _store_elements(ctx: StoreContext, t: TypeExpr, items: list[Any]
     return out, result
 
 
-def _finish_container(ctx: StoreContext, out: list[Any], result: ResultCode
+def _finish_container(ctx: StoreContext, out: list[Any], result: ResultCode, unwritten: int
                       ) -> tuple[Any, ResultCode]:
+    """The end of ``JsonBasicContainerSerializer::Store``. ``unwritten`` is
+    ``ctx.unwritten`` from before the elements were stored."""
     if result.halted:
         return {}, ctx.report_code(result, "Processing of basic container was halted.")
     if ctx.keep_defaults:
@@ -175,7 +177,24 @@ def _finish_container(ctx: StoreContext, out: list[Any], result: ResultCode
     if result.has_done_work:
         result = result.combine(ResultCode.of(Tasks.WriteValue, Outcomes.Success))
         return out, ctx.report_code(result, "Content written to basic container.")
+    if out and ctx.unwritten == unwritten:
+        lost = report_unwritten(ctx, len(out))
+        if lost.halted:
+            return {}, lost
     return {}, ctx.report_code(result, "No values written because the basic container was empty.")
+
+
+def report_unwritten(ctx: StoreContext, count: int) -> ResultCode:
+    """A container holding ``count`` elements that the engine's "no work done" rule writes as
+    nothing (each element is itself nothing: an empty container, an empty ``any``, an
+    object of nothing else): reported Skipped, as it loads back without them. The code is
+    not combined into the container's (the output and code stay the engine's); a reporter
+    that returns a Halted code halts the store."""
+    ctx.unwritten += 1
+    return ctx.report(Tasks.WriteValue, Outcomes.Skipped,
+                      f"{count} element(s) not written: each holds nothing but empty "
+                      "containers (or empty AZStd::any values), so the engine writes this "
+                      "container as if it were empty and it loads back without them.")
 
 
 def store_seq(ctx: StoreContext, t: TypeExpr, value: Any) -> tuple[Any, ResultCode]:
@@ -184,10 +203,11 @@ def store_seq(ctx: StoreContext, t: TypeExpr, value: Any) -> tuple[Any, ResultCo
     items = _iterable(ctx, value, t)
     if t.flavor in ("set", "multiset"):
         items = _python_order(items)
+    unwritten = ctx.unwritten
     out, result = _store_elements(ctx, t.args[0], items)
     if "unordered" in t.flavor and not result.halted:
         out.sort(key=compare_key)
-    return _finish_container(ctx, out, result)
+    return _finish_container(ctx, out, result, unwritten)
 
 
 def _slots(ctx: StoreContext, t: TypeExpr, value: Any, count: int) -> list[Any]:
@@ -199,7 +219,9 @@ def _slots(ctx: StoreContext, t: TypeExpr, value: Any, count: int) -> list[Any]:
 
 
 def _store_slots(ctx: StoreContext, types: list[TypeExpr], items: list[Any], defaults: Any,
-                 what: str) -> tuple[Any, ResultCode]:
+                 failed: str) -> tuple[Any, ResultCode]:
+    """The slots of a pair, tuple or ``AZStd::array``; the code combines the slots' codes (it
+    may have no outcome when no slot did any work)."""
     result = ResultCode.task_only(Tasks.WriteValue)
     out: list[Any] = []
     for index, (slot_type, item) in enumerate(zip(types, items, strict=True)):
@@ -213,26 +235,42 @@ def _store_slots(ctx: StoreContext, types: list[TypeExpr], items: list[Any], def
         finally:
             ctx.pop()
         if code.halted:
-            return {}, ctx.report_code(code, f"Failed to store data for {what} element.")
+            return {}, ctx.report_code(code, failed)
         out.append(stored)
         result = result.combine(code)
-    if ctx.keep_defaults or result.outcome is not Outcomes.DefaultsUsed:
-        return out, ctx.report_code(result, f"{what} written.")
-    return {}, ctx.report_code(result, f"{what} not written because only defaults were found.")
+    return out, result
 
 
 def store_tuple(ctx: StoreContext, t: TypeExpr, value: Any, default: Any) -> tuple[Any, ResultCode]:
     """``JsonTupleSerializer::Store``: slot by slot against the default's slots."""
     items = _slots(ctx, t, value, len(t.args))
     defaults = None if default is NO_DEFAULT else _slots(ctx, t, default, len(t.args))
-    return _store_slots(ctx, list(t.args), items, defaults, "AZStd::pair or AZStd::tuple")
+    what = "AZStd::pair or AZStd::tuple"
+    out, result = _store_slots(ctx, list(t.args), items, defaults,
+                               f"Failed to store data for {what} element.")
+    if result.halted:
+        return out, result
+    if ctx.keep_defaults or result.outcome is not Outcomes.DefaultsUsed:
+        return out, ctx.report_code(result, f"{what} written.")
+    return {}, ctx.report_code(result, f"{what} not written because only defaults were found.")
 
 
 def store_array(ctx: StoreContext, t: TypeExpr, value: Any, default: Any) -> tuple[Any, ResultCode]:
-    """``AZStd::array``: slot by slot against the default's slots."""
+    """``JsonArraySerializer::Store``: slot by slot against the default's slots. Unlike a
+    tuple it writes nothing whenever the slots' code reads DefaultsUsed, even with
+    ``keep_defaults`` (slots of empty ``any`` values), and then reports DefaultsUsed itself,
+    so an array of nothing counts as work done in an enclosing container."""
     items = _slots(ctx, t, value, t.size)
     defaults = None if default is NO_DEFAULT else _slots(ctx, t, default, t.size)
-    return _store_slots(ctx, [t.args[0]] * t.size, items, defaults, "AZStd::array")
+    out, result = _store_slots(ctx, [t.args[0]] * t.size, items, defaults,
+                               "Failed to store data for element from AZStd::array.")
+    if result.halted:
+        return out, result
+    if result.outcome is not Outcomes.DefaultsUsed:
+        return out, ctx.report_code(result, "Content written from AZStd::array.")
+    return {}, ctx.report(Tasks.WriteValue, Outcomes.DefaultsUsed,
+                          "No content written from AZStd::array because only defaults were "
+                          "found.")
 
 
 def _load_slot(ctx: LoadContext, t: TypeExpr, current: Any, value: Any, new: bool
@@ -469,8 +507,9 @@ def store_map(ctx: StoreContext, t: TypeExpr, value: Any) -> tuple[Any, ResultCo
     array of ``{"Key", "Value"}``; unordered maps sorted; multimaps group values in arrays."""
     pair_type = TypeExpr("tuple", f"pair<{t.args[0]},{t.args[1]}>", t.args, flavor="pair")
     pairs = _pairs(ctx, t, value)
+    unwritten = ctx.unwritten
     entries, result = _store_elements(ctx, pair_type, pairs)
-    out, code = _finish_container(ctx, entries, result)
+    out, code = _finish_container(ctx, entries, result, unwritten)
     if code.halted or not isinstance(out, list):
         return out, code
     if ctx.keep_defaults and not out:

@@ -151,6 +151,9 @@ class StoreContext(Context):
     def __init__(self, registry: Registry, reporter: Reporter | None, keep_defaults: bool) -> None:
         super().__init__(registry, reporter)
         self.keep_defaults = keep_defaults
+        self.unwritten = 0
+        """How many containers were reported as written as nothing (so that only the
+        innermost container losing elements is reported)."""
 
     def path_text(self) -> str:
         return ".".join(self.path) if self.path else "<root>"

@@ -148,22 +148,23 @@ def load_any(ctx: LoadContext, current: Any, value: Any) -> tuple[Any, ResultCod
 
 
 def store_any(ctx: StoreContext, value: Any, default: Any) -> tuple[Any, ResultCode]:
-    """``JsonAnySerializer::Store``: ``{}`` for an empty any, else ``$type`` and ``Value``
-    (left out when it equals the default's value of the same type, or a new instance)."""
+    """``JsonAnySerializer::Store``: ``{}`` for an empty any, with a code that has no outcome
+    (it reads as DefaultsUsed, with ``keep_defaults`` too, and counts as no work done in a
+    container); else ``$type`` and ``Value`` (left out when it equals the default's value of
+    the same type, or a new instance)."""
     if not isinstance(value, AnyValue) or value.type is None:
-        return {}, ctx.report(Tasks.WriteValue,
-                              Outcomes.Success if ctx.keep_defaults else Outcomes.DefaultsUsed,
-                              "AZStd::any is empty.")
+        return {}, ctx.report_code(ResultCode.task_only(Tasks.WriteValue),
+                                   "JsonAnySerializer::Store finished storing AZStd::any")
     held = ctx.registry.resolve(value.type, lazy=True)
     out: dict[str, Any] = {TYPE_FIELD: type_name(ctx.registry, held)}
     result = ResultCode.of(Tasks.WriteValue, Outcomes.Success)
     same = isinstance(default, AnyValue) and default.type == value.type
     ctx.push("Value")
     try:
-        if same:
-            stored, code = ctx.store(held, value.value, default.value)
-        else:
-            stored, code = ctx.store_new_default(held, value.value, False)
+        # ContinueStoringToJsonObjectField without ReplaceDefault: with no default value of
+        # the same type, JsonSerializer::Store makes a default object for a class but a
+        # leaf's own serializer gets none and writes the value.
+        stored, code = ctx.store(held, value.value, default.value if same else NO_DEFAULT)
     finally:
         ctx.pop()
     if code.halted:

@@ -23,7 +23,7 @@ from collections.abc import Callable
 from typing import Any
 
 from gameserde.errors import EncodeError
-from gameserde.o3de._classes import type_name
+from gameserde.o3de._classes import differs, type_name
 from gameserde.o3de._containers import by_compare
 from gameserde.o3de._context import MAX_DEPTH, NO_DEFAULT
 from gameserde.o3de._plans import Slow, accepted, cached, combine, packed
@@ -248,11 +248,13 @@ class _Compiler:
             result, deeper = _WRITE, depth + 1
             try:
                 for member, attr, store in fields:
-                    stored, code = store(getattr(value, attr),
-                                         getattr(default, attr) if has_default else NO_DEFAULT,
-                                         deeper)
+                    element = getattr(value, attr)
+                    element_default = getattr(default, attr) if has_default else NO_DEFAULT
+                    stored, code = store(element, element_default, deeper)
                     if keep or code >> 16 not in _OMITTED:
                         out[member] = stored
+                    elif not code >> 16 and has_default and differs(element, element_default):
+                        raise Slow  # left out, loads back as the default: the reference says so
                     if code != result:
                         result = combine(result, code)
             except AttributeError:
@@ -349,7 +351,11 @@ class _Compiler:
                     result = combine(result, code)
             if result >> 16:
                 return out, (result if keep else combine(result, _WRITE_OK))
-            return (out, _WRITE_OK) if keep else ({}, result)
+            if keep:
+                return out, _WRITE_OK
+            if out:
+                raise Slow  # elements written as nothing: the reference reports the loss
+            return {}, result
 
         return plan
 
@@ -389,7 +395,11 @@ class _Compiler:
                 items.append((stored_key, stored))
                 result = combine(result, code)
             if not result >> 16:
-                return ([], _WRITE_OK) if keep else ({}, result)
+                if keep:
+                    return [], _WRITE_OK
+                if items:
+                    raise Slow  # entries written as nothing: the reference reports the loss
+                return {}, result
             if not keep:
                 result = combine(result, _WRITE_OK)
             if not ordered:
