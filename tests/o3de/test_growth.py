@@ -261,8 +261,8 @@ def test_default_values_stay_within_the_expansion_budget(name: str) -> None:
     def run(text: bytes) -> Any:
         return o3de.load(name, o3de.parse(text), registry=reg)
 
-    assert_linear(empty_items, run, (400, 800, 1600))
-    for n in (100, 400, 1600):
+    assert_linear(empty_items, run, (100, 200, 400))
+    for n in (40, 160, 640):
         text = empty_items(n)
         cost = peak(lambda text=text: run(text))  # type: ignore[misc]
         assert cost <= LOAD_BYTES_PER_INPUT_BYTE * len(text) + (1 << 20), (n, cost)
