@@ -292,7 +292,7 @@ def _parse(text: str | bytes, trailing_commas: bool) -> Any:
     if deep or (text.count("[") + text.count("{") > MAX_DEPTH and _nesting(value) > MAX_DEPTH):
         raise _fail(f"Arrays and objects nest deeper than {MAX_DEPTH} levels", text,
                     _too_deep(text), raw, skipped)
-    lone = _SURROGATE.search(whole) if raw is None else None
+    lone = _SURROGATE.search(whole) if raw is None and not whole.isascii() else None
     if lone is not None or ("\\u" in text and _SURROGATE_ESCAPE.search(text)):
         at = _lone_surrogate(value, text)
         if at is not None:
