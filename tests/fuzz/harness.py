@@ -108,6 +108,17 @@ def accelerated(enabled: bool) -> Iterator[None]:
         o3de_accel.ENABLED = saved_o3de
 
 
+def agreeing(fn: Callable[[], Any], outcome: Callable[[Callable[[], Any]], Any]) -> Any:
+    """``outcome(fn)`` with the accelerators on and off, which must be equal; returns the
+    accelerated one (the codecs' own twin tests say what an outcome holds)."""
+    with accelerated(True):
+        fast = outcome(fn)
+    with accelerated(False):
+        pure = outcome(fn)
+    assert fast == pure
+    return fast
+
+
 def both_paths(what: str, fn: Callable[[], Any],
                compare: Callable[[Any], Any] = repr) -> tuple[str, Any]:
     """``outcome`` with the accelerators on and off; they must agree (values through

@@ -24,6 +24,7 @@ from gameserde.errors import DecodeError, EncodeError
 from gameserde.kingsisle import _accel, load_schema, property_hash, string_id
 from gameserde.kingsisle.objects import KiObject
 from gameserde.kingsisle.serializer import _FLOATS, _INTS, _STRUCTS, Serializer
+from tests.fuzz.harness import agreeing
 from tests.kingsisle.test_katsuba_serializer import OPTIONS, SCHEMA, TYPES, root, without
 from tests.kingsisle.typelists import DELTA, DEPRECATED, PROPERTIES
 
@@ -71,12 +72,7 @@ def outcome(fn: Callable[[], Any]) -> Any:
 def both(fn: Callable[[], Any]) -> Any:
     """The outcome of ``fn`` with the C twin, which must be the reference's."""
     with recursion_room(10_000):  # values may nest beyond Python's default limit
-        with c_twin(True):
-            fast = outcome(fn)
-        with c_twin(False):
-            pure = outcome(fn)
-        assert fast == pure
-    return fast
+        return agreeing(fn, outcome)
 
 
 def case_value(flags: int, shallow: bool, mask: int, big: bool, seed: int) -> KiObject:

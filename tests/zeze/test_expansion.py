@@ -22,6 +22,7 @@ from gameserde.zeze.bytebuffer import Reader
 from gameserde.zeze.codec import EXPANSION_SLACK, MAX_EXPANSION, read_bean
 from gameserde.zeze.frames import decode_frame, encode_raw_frame
 from gameserde.zeze.schema import LargeDefaultWarning
+from tests.fuzz.harness import agreeing
 
 from . import wire
 from .strategies import c_twin
@@ -74,12 +75,8 @@ def outcome(fn: Any) -> tuple[str, Any]:
 
 def both(fn: Any) -> tuple[str, Any]:
     """``fn``'s outcome with the C twin on and off, which must agree."""
-    with c_twin(True):
-        fast = outcome(fn)
-    with c_twin(False):
-        pure = outcome(fn)
-    assert fast == pure
-    return fast
+    result: tuple[str, Any] = agreeing(fn, outcome)
+    return result
 
 
 def test_default_sizes_are_counted_once_per_bean() -> None:
