@@ -123,7 +123,7 @@ def test_unknown_components_pass_through_and_are_reported() -> None:
     doc = courtyard()
     components = doc["Entities"][LAMP]["Components"]
     asset = {"assetId": {"guid": "{00000000-0000-0000-0000-00000000000A}"}}
-    alien = {"$type": "AZ::Render::EditorMeshComponent", "Id": 42,
+    alien = {"$type": "MyGem::EditorFancyComponent", "Id": 42,
              "Controller": {"Configuration": {"ModelAsset": asset}}, "Odd": [1, 2.0, None]}
     components["Component_[42]"] = alien
     components["Component_[9815637251107396432]"]["m_template"] = {
@@ -133,7 +133,7 @@ def test_unknown_components_pass_through_and_are_reported() -> None:
     assert [(i.path, i.code.outcome.name) for i in result.issues] == [
         (f"/Entities/{LAMP}/Components/Component_[9815637251107396432]/m_template", "Unknown"),
         (f"/Entities/{LAMP}/Components/Component_[42]", "Unknown")]
-    assert "AZ::Render::EditorMeshComponent" in result.issues[1].message
+    assert "MyGem::EditorFancyComponent" in result.issues[1].message
     assert prefab.entities[LAMP].components["Component_[42]"] == UncheckedComponent(alien)
     out, stored = o3de.store(prefab, registry=engine_registry())
     assert not stored.issues and o3de.json_equal(out, doc)

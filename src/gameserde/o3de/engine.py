@@ -18,14 +18,14 @@ written back unchanged.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
-
 from gameserde.o3de._engine_assets import (
     AssetReference,
     AssetSerializer,
     MaterialPropertyValueSerializer,
 )
+from gameserde.o3de._engine_classes import COMPONENT_CONFIG, EDITOR_BASE, FieldSpec
+from gameserde.o3de._engine_classes import add_class as _add_class
+from gameserde.o3de._engine_components_atom import add_atom_components
 from gameserde.o3de._engine_prefab import (
     ComponentMapSerializer,
     ComponentPointerSerializer,
@@ -50,8 +50,6 @@ MATERIAL = "AZ::RPI::MaterialSourceData"
 """The type of a ``.material`` file."""
 DOCUMENT_TYPES = {".prefab": PREFAB, ".material": MATERIAL}
 """The document type of each file kind the engine registry types (by file suffix)."""
-
-EDITOR_BASE = "AzToolsFramework::Components::EditorComponentBase"
 
 # (name, uuid, own fields) of the editor components a prefab entity carries; each derives
 # from EditorComponentBase and is written with "$type" first, then "Id", then its fields.
@@ -84,20 +82,7 @@ _EDITOR_COMPONENTS: list[tuple[str, str, list[tuple[str, str, object]]]] = [
 ]
 
 
-_PYTHON_TYPES: dict[str, type] = {}
-"""The dataclass of each engine class, made by the first registry and shared by the later
-ones, so values loaded with one engine registry store with another."""
-
-
-def _add_class(reg: Registry, name: str, uuid: str,
-               fields: Sequence[tuple[str, str] | tuple[str, str, object]] = (),
-               **options: Any) -> None:
-    info = reg.add_class(name, uuid, fields, python_type=_PYTHON_TYPES.get(name), **options)
-    if info.python_type is not None:
-        _PYTHON_TYPES.setdefault(name, info.python_type)
-
-
-def _fields(spec: list[tuple[str, str, object]]) -> list[tuple[str, str] | tuple[str, str, object]]:
+def _fields(spec: list[tuple[str, str, object]]) -> list[FieldSpec]:
     return [(name, type_) if default is None else (name, type_, default)
             for name, type_, default in spec]
 
@@ -119,10 +104,11 @@ def add_engine_types(reg: Registry) -> Registry:
                  [("PreLoad", 0), ("QueueLoad", 1), ("NoLoad", 2), ("Count", 3), ("Default", 1)],
                  underlying="uint8", uuid="{DAF9ECED-FEF3-4D7A-A220-8CFD6A5E6DA1}")
     _add_class(reg, "AZ::Data::AssetId", "{652ED536-3402-439B-AEBE-4A5DBC554085}",
-                  [("guid", "AZ::Uuid"), ("subId", "unsigned int", 0)])
+               [("guid", "AZ::Uuid"), ("subId", "unsigned int", 0)], registered_name="AssetId")
     reg.add_serializer("AZ::Data::Asset", AssetSerializer(),
                        uuid="{C891BF19-B60C-45E2-BFD0-027D15DDC939}", python_type=AssetReference)
     _components(reg)
+    add_atom_components(reg)
     reg.add_serializer("AZ::Entity", EntitySerializer(),
                        uuid="{75651658-8663-478D-9090-2432DFCAFA44}", python_type=Entity)
     reg.add_serializer("AzToolsFramework::Prefab::Link", PrefabLinkSerializer(),
@@ -136,6 +122,9 @@ def add_engine_types(reg: Registry) -> Registry:
 def _components(reg: Registry) -> None:
     _add_class(reg, "AZ::Component", "{EDFCB2CF-F75D-43BE-B26B-F35821B29247}",
                   [("Id", "AZ::u64", 0)], abstract=True)
+    # Code/Framework/AzCore/AzCore/Component/Entity.cpp (ComponentBus.h)
+    _add_class(reg, COMPONENT_CONFIG, "{0A7929DF-2932-40EA-B2B3-79BC1C3490D0}", abstract=False,
+               registered_name="ComponentConfig")
     _add_class(reg, EDITOR_BASE, "{D5346BD4-7F20-444E-B370-327ACD03D4A0}", bases=["AZ::Component"],
                   abstract=True, registered_name="EditorComponentBase")
     _add_class(reg, "AzToolsFramework::Components::EditorTransform",
