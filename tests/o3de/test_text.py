@@ -127,10 +127,11 @@ def test_errors_name_line_column_and_byte_offset() -> None:
     assert info.value.offset == len("{\n  \"é\": [1,\n  2 ".encode())
 
 
-def test_invalid_utf8() -> None:
-    with pytest.raises(DecodeError) as info:
-        parse(b'["ok", "\xff"]')
-    assert info.value.offset == 8
+def test_bytes_that_are_not_utf8_are_kept() -> None:
+    """rapidjson without kParseValidateEncodingFlag copies them into the string."""
+    value = parse(b'["ok", "\xff"]')
+    assert value == ["ok", "\udcff"]
+    assert write(value).encode("utf-8", "surrogateescape") == b'[\n    "ok",\n    "\xff"\n]'
 
 
 def test_comments_bom_and_nul() -> None:

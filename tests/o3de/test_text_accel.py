@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from gameserde.errors import DecodeError, EncodeError
 from gameserde.o3de import _accel
-from gameserde.o3de.text import MAX_DEPTH, JsonObject, parse, write
+from gameserde.o3de.text import MAX_DEPTH, JsonObject, parse, parse_root, write
 from gameserde.o3de.values import JsonPairs
 from tests.fuzz.harness import agreeing
 from tests.o3de.strategies import ANY_DOUBLE, bits, documents
@@ -68,22 +68,34 @@ def same(fn: Callable[[], Any]) -> Any:
     return agreeing(fn, outcome)
 
 
-def same_parse(text: str | bytes, trailing_commas: bool = False, serves: bool = False) -> Any:
-    """``parse``'s outcome with the twin and without; with ``serves``, a text the reference
-    reads must be one the twin reads too."""
-    result = same(lambda: parse(text, trailing_commas=trailing_commas))
+def same_parse(text: str | bytes, trailing_commas: bool = False, serves: bool = False,
+               settings: bool = False) -> Any:
+    """``parse``'s outcome with the twin and without (``settings``: with the settings
+    registry's options, and the offset of the ignored text too); with ``serves``, a text the
+    reference reads must be one the twin reads too."""
+    options = {"trailing_commas": trailing_commas}
+    if settings:
+        options.update(stop_when_done=True, skip_bom=False)
+        result = same(lambda: parse_root(text, **options))
+    else:
+        result = same(lambda: parse(text, **options))
     if serves and result[0] == "ok":
-        assert _accel.parse(text, trailing_commas, JsonObject) is not _accel.UNSERVED
+        assert twin_parse(text, trailing_commas, settings) is not _accel.UNSERVED
     return result
+
+
+def twin_parse(text: str | bytes, trailing_commas: bool = False, settings: bool = False) -> Any:
+    """The twin's ``(value, ignored)``, or UNSERVED."""
+    return _accel.parse(text, trailing_commas, settings, not settings, JsonObject)
 
 
 def served(text: str | bytes, trailing_commas: bool = False) -> Any:
     """The twin's own value for a text it must read (and the reference's value)."""
-    value = _accel.parse(text, trailing_commas, JsonObject)
-    assert value is not _accel.UNSERVED
+    served = twin_parse(text, trailing_commas)
+    assert served is not _accel.UNSERVED
     with c_twin(False):
-        assert shape(value) == shape(parse(text, trailing_commas=trailing_commas))
-    return value
+        assert shape(served[0]) == shape(parse(text, trailing_commas=trailing_commas))
+    return served[0]
 
 
 @given(documents(ANY_DOUBLE))
@@ -196,6 +208,7 @@ def test_every_truncation(sample: str) -> None:
     for n in range(len(data) + 1):
         for trailing in (False, True):
             same_parse(data[:n], trailing)
+        same_parse(data[:n], True, settings=True)
     for n in range(len(sample) + 1):
         same_parse(sample[:n])
 
@@ -216,7 +229,7 @@ def test_mutations(sample: str) -> None:
                 mutated[at] = rng.choice(alphabet)
             else:
                 mutated.insert(at, rng.choice(alphabet))
-        same_parse(bytes(mutated), rng.random() < 0.5)
+        same_parse(bytes(mutated), rng.random() < 0.5, settings=rng.random() < 0.3)
         text = bytes(mutated).decode("utf-8", "replace")
         same_parse(text)
 
@@ -230,16 +243,19 @@ def test_duplicates_keep_pairs() -> None:
 def test_depth() -> None:
     served("[" * MAX_DEPTH + "]" * MAX_DEPTH)
     for text in ("[" * (MAX_DEPTH + 1) + "]" * (MAX_DEPTH + 1), "{\"a\":" * 100_000, "[" * 10 ** 6):
-        assert _accel.parse(text, False, JsonObject) is _accel.UNSERVED
+        assert twin_parse(text) is _accel.UNSERVED
         same_parse(text)
 
 
 def test_gives_up_on_the_unusual() -> None:
-    """Texts the reference reads that the twin leaves to it."""
-    for text in ("[,]", "1\x00\xff", "// \xc3\xa9\n1"):
+    """Texts the reference reads that the twin leaves to it, and bytes that are not UTF-8,
+    which it reads."""
+    assert twin_parse(b"[,]", True) is _accel.UNSERVED
+    same_parse(b"[,]", True)
+    for text in ("1\x00\xff", "// \xc3\xa9\n1", '["\xff\xc3"]', '{"\xed\xa0\x80": 1}'):
         raw = text.encode("latin-1")
-        assert _accel.parse(raw, True, JsonObject) is _accel.UNSERVED
-        same_parse(raw, True)
+        same_parse(raw, True, serves=True)
+        same_parse(raw, True, serves=True, settings=True)
     assert same_parse("1\x00\xff")[0] == "ok"
     assert same_parse(bytearray(b"[1]"))[0] == "ok"
 

@@ -3,8 +3,9 @@
 The pure-Python :func:`~gameserde.o3de.text.parse` and :func:`~gameserde.o3de.text.write`
 are the reference. The C twin reads ``str`` and ``bytes`` into the same values (ints and
 doubles by the same rules, a :class:`~gameserde.o3de.text.JsonObject` where a member name
-repeats) and writes the same text. Whenever it meets anything else -- a syntax error, invalid
-UTF-8, a lone surrogate, a number rapidjson refuses, nesting past ``MAX_DEPTH``, NaN or an
+repeats, bytes that are not UTF-8 as ``surrogateescape`` code points) and writes the same
+text. Whenever it meets anything else -- a syntax error, a lone surrogate (in a ``str``, an
+escape, or a string to write), a number rapidjson refuses, nesting past ``MAX_DEPTH``, NaN or an
 integer out of range, a value of a type it does not know (subclasses of ``str``, ``int``,
 ``float``, ``list`` and ``tuple`` included) -- it gives up (:func:`parse` returns
 :data:`UNSERVED`, :func:`write` None), and the reference runs over the whole input, which
@@ -22,7 +23,7 @@ from typing import Any
 
 from gameserde._extensions import load_extension, pure_requested
 
-API_VERSION = 1
+API_VERSION = 2
 
 speedups: Any = load_extension("gameserde.o3de._speedups", API_VERSION)
 
@@ -32,12 +33,12 @@ UNSERVED: Any = NotImplemented
 """What :func:`parse` returns when the reference must read the text."""
 
 
-def parse(text: str | bytes | bytearray, trailing_commas: bool, json_object: type) -> Any:
-    """The value of the O3DE JSON ``text`` (objects that repeat a name as ``json_object``),
-    or :data:`UNSERVED`."""
-    if isinstance(text, bytearray):
-        text = bytes(text)
-    return speedups.parse(text, trailing_commas, json_object)
+def parse(text: str | bytes, trailing_commas: bool, stop_when_done: bool, skip_bom: bool,
+          json_object: type) -> Any:
+    """``text.parse_root`` of the O3DE JSON ``text`` (objects that repeat a name as
+    ``json_object``): the value and the offset of the first ignored text, or
+    :data:`UNSERVED`."""
+    return speedups.parse(text, trailing_commas, stop_when_done, skip_bom, json_object)
 
 
 def write(value: Any, json_object: type) -> str | None:

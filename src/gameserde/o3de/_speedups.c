@@ -3,8 +3,9 @@
  *
  * The pure-Python text.parse and text.write are the reference: this module only makes the
  * common case fast and gives exactly the same values and text.  parse(text, trailing_commas,
- * JsonObject) reads str or bytes; write(value, JsonObject, Mapping) writes PrettyWriter text.
- * On anything but the common case (any syntax error, invalid UTF-8 or a lone surrogate, a
+ * stop_when_done, skip_bom, JsonObject) reads str or bytes (text.parse_root: the value and
+ * the offset of the first ignored text; bytes that are not UTF-8 as surrogateescape); write(value, JsonObject, Mapping) writes PrettyWriter text.
+ * On anything but the common case (any syntax error, a lone surrogate, a
  * number rapidjson refuses, nesting past MAX_DEPTH, NaN, an integer out of range, a value of
  * another type, subclasses included) parse returns NotImplemented and write None, and the
  * reference runs over the whole input, giving the result or the exact error.  So this file
@@ -26,7 +27,7 @@
 #pragma GCC optimize("fp-contract=off")
 #endif
 
-#define API_VERSION 1
+#define API_VERSION 2
 #define MAX_DEPTH 256 /* text.MAX_DEPTH */
 
 static double pow10_table[309]; /* the doubles nearest to 1e0 .. 1e308 */
@@ -578,7 +579,7 @@ static PyObject *py_write(PyObject *self, PyObject *args)
 
 typedef struct {
     const char *p, *end; /* end: the first NUL, or the end of the input */
-    int trailing, from_bytes;
+    int trailing;
     PyObject *memo;      /* member names already made, to share them */
     PyObject *json_object;
     char *scratch;       /* unescaped strings */
@@ -587,8 +588,7 @@ typedef struct {
 
 #define IS_SPACE(c) ((c) == ' ' || (c) == '\n' || (c) == '\r' || (c) == '\t')
 
-/* skip whitespace and comments; -1 for an unterminated block comment, or a comment of bytes
-   input holding non-ASCII bytes (the reference checks their UTF-8) */
+/* skip whitespace and comments; -1 for an unterminated block comment */
 static int skip_space(Parser *ps)
 {
     const char *p = ps->p, *end = ps->end, *q;
@@ -609,10 +609,6 @@ static int skip_space(Parser *ps)
                 return -1;
             q += 2;
         }
-        if (ps->from_bytes)
-            for (; p < q; p++)
-                if ((unsigned char)*p >= 0x80)
-                    return -1;
         p = q;
     }
     ps->p = p;
@@ -682,7 +678,7 @@ static PyObject *unescape(Parser *ps, const char *s, const char *end)
         out[0] = (char)("\0\0\xC0\xE0\xF0"[n] | cp);
         out += n;
     }
-    return PyUnicode_DecodeUTF8(ps->scratch, out - ps->scratch, NULL);
+    return PyUnicode_DecodeUTF8(ps->scratch, out - ps->scratch, "surrogateescape");
 }
 
 static PyObject *parse_string(Parser *ps)
@@ -714,7 +710,7 @@ static PyObject *parse_string(Parser *ps)
     if (escapes)
         return unescape(ps, s, q);
     if (!ascii)
-        return PyUnicode_DecodeUTF8(s, q - s, NULL);
+        return PyUnicode_DecodeUTF8(s, q - s, "surrogateescape");
     out = PyUnicode_New(q - s, 127);
     if (out != NULL)
         memcpy(PyUnicode_1BYTE_DATA(out), s, q - s);
@@ -910,22 +906,59 @@ static PyObject *parse_value(Parser *ps, int depth)
     }
 }
 
+/* the offset of p in the input's units: bytes, or the characters of a str (whose UTF-8 the
+   parser reads) */
+static Py_ssize_t units(const char *start, const char *p, int from_bytes)
+{
+    Py_ssize_t n = 0;
+    if (from_bytes)
+        return p - start;
+    for (; start < p; start++)
+        n += ((unsigned char)*start & 0xC0) != 0x80;
+    return n;
+}
+
+/* past whitespace and complete comments, without failing (text.py's _IGNORABLE) */
+static const char *skip_ignorable(const char *p, const char *end)
+{
+    const char *q;
+    for (;;) {
+        while (p < end && IS_SPACE(*p))
+            p++;
+        if (end - p < 2 || p[0] != '/' || (p[1] != '/' && p[1] != '*'))
+            return p;
+        if (p[1] == '/') {
+            for (q = p + 2; q < end && *q != '\n'; q++)
+                ;
+        }
+        else {
+            for (q = p + 2; q + 1 < end && (q[0] != '*' || q[1] != '/'); q++)
+                ;
+            if (q + 1 >= end)
+                return p;
+            q += 2;
+        }
+        p = q;
+    }
+}
+
 static PyObject *py_parse(PyObject *self, PyObject *args)
 {
     Parser ps;
-    PyObject *text, *value = NULL;
+    PyObject *text, *value = NULL, *out = NULL;
     const char *start, *nul;
     Py_ssize_t size;
-    int trailing;
+    int trailing, stop_when_done, skip_bom, from_bytes = 0;
 
     memset(&ps, 0, sizeof ps);
-    if (!PyArg_ParseTuple(args, "OpO:parse", &text, &trailing, &ps.json_object))
+    if (!PyArg_ParseTuple(args, "OpppO:parse", &text, &trailing, &stop_when_done, &skip_bom,
+                          &ps.json_object))
         return NULL;
     ps.trailing = trailing;
     if (PyBytes_CheckExact(text)) {
         start = PyBytes_AS_STRING(text);
         size = PyBytes_GET_SIZE(text);
-        ps.from_bytes = 1;
+        from_bytes = 1;
     }
     else if (PyUnicode_CheckExact(text)) {
         if ((start = PyUnicode_AsUTF8AndSize(text, &size)) == NULL) /* lone surrogates */
@@ -935,36 +968,43 @@ static PyObject *py_parse(PyObject *self, PyObject *args)
         goto done;
     ps.end = start + size;
     nul = memchr(start, 0, size);
-    if (nul != NULL) {
-        const char *q;
-        for (q = nul; ps.from_bytes && q < ps.end; q++)
-            if ((unsigned char)*q >= 0x80) /* the reference checks their UTF-8 */
-                goto done;
+    if (nul != NULL)
         ps.end = nul;
-    }
     ps.p = start;
-    if (ps.end - start >= 3 && memcmp(start, "\xEF\xBB\xBF", 3) == 0)
+    if (skip_bom && ps.end - start >= 3 && memcmp(start, "\xEF\xBB\xBF", 3) == 0)
         ps.p += 3;
     if ((ps.memo = PyDict_New()) == NULL || skip_space(&ps) < 0)
         goto done;
     value = parse_value(&ps, 0);
-    if (value != NULL && (skip_space(&ps) < 0 || ps.p != ps.end))
+    if (value == NULL)
+        goto done;
+    if (stop_when_done) /* a number cut short ("1.", "1e") failed in parse_number */
+        ps.p = skip_ignorable(ps.p, ps.end);
+    else if (skip_space(&ps) < 0 || ps.p != ps.end)
         Py_CLEAR(value);
+    if (value != NULL) {
+        if (ps.p < start + size)
+            out = Py_BuildValue("(On)", value, units(start, ps.p, from_bytes));
+        else
+            out = PyTuple_Pack(2, value, Py_None);
+    }
 done:
+    Py_XDECREF(value);
     Py_XDECREF(ps.memo);
     PyMem_Free(ps.scratch);
-    if (value == NULL) {
+    if (out == NULL) {
         PyErr_Clear();
         Py_RETURN_NOTIMPLEMENTED;
     }
-    return value;
+    return out;
 }
 
 /* ------------------------------------------------------------------------------------------ */
 
 static PyMethodDef methods[] = {
     {"parse", py_parse, METH_VARARGS,
-     "parse(text, trailing_commas, JsonObject): text.parse's value, or NotImplemented"},
+     "parse(text, trailing_commas, stop_when_done, skip_bom, JsonObject): text.parse_root's "
+     "(value, ignored), or NotImplemented"},
     {"write", py_write, METH_VARARGS,
      "write(value, JsonObject, Mapping): text.write's text, or None"},
     {NULL, NULL, 0, NULL}};

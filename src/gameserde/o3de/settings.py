@@ -15,8 +15,8 @@ leaves a second, empty array member behind; ``null`` members are copied, not rem
 :func:`merge_settings` merges a list of settings files into one document, in order, as
 ``MergeSettingsFile`` does at the registry's root: imports resolved in order first, then
 ``.setregpatch`` files applied as JSON Patch and others as JSON Merge Patch. Files are read
-with the settings registry's parser (comments, trailing commas, and text after the root
-value ignored).
+with the settings registry's parser (comments, trailing commas, text after the root value
+ignored, no byte-order mark skipped).
 
 Limits the engine lacks (a :class:`~gameserde.errors.DecodeError`): ``max_depth`` nested
 imports; a file name that is no path (:func:`~gameserde.o3de.imports.import_path`), refused
@@ -169,14 +169,9 @@ def _no_file(path: str) -> None:
 
 def read_settings_text(text: str | bytes) -> Any:
     """A settings file's text as the settings registry parses it (``kParseCommentsFlag |
-    kParseTrailingCommasFlag | kParseStopWhenDoneFlag``: anything after the root value is
-    ignored)."""
-    try:
-        return parse(text, trailing_commas=True)
-    except DecodeError as e:
-        if not e.message.startswith("Extra data") or not e.offset:
-            raise
-        return parse(text[:e.offset], trailing_commas=True)
+    kParseTrailingCommasFlag | kParseStopWhenDoneFlag``, in place: anything after the root
+    value is ignored, a byte-order mark is not skipped)."""
+    return parse(text, trailing_commas=True, stop_when_done=True, skip_bom=False)
 
 
 class _Object:

@@ -8,14 +8,20 @@ text repeats a member name is a :class:`JsonObject`: a ``dict`` of the first val
 name (what rapidjson's ``FindMember`` finds) that also keeps every member in order in
 ``pairs`` (what iterating its members sees). :func:`members` gives the members of either kind.
 
-Reading follows rapidjson with ``kParseCommentsFlag``: ``//`` and ``/* */`` comments where
-whitespace may stand, no ``NaN``/``Infinity``, a leading byte-order mark skipped, a NUL after
-the document ending it; ``trailing_commas=True`` adds ``kParseTrailingCommasFlag`` (the
-settings registry's reader). Differences, on purpose: text must be valid UTF-8 (rapidjson
-copies invalid bytes into strings, a Python ``str`` cannot hold them), nesting deeper than
-:data:`MAX_DEPTH` is refused (rapidjson's recursive reader has no limit but the C stack), and a
-number whose value overflows to infinity is refused (rapidjson 1.1 returns an infinity that
-its writer then refuses).
+Reading follows rapidjson without ``kParseValidateEncodingFlag``, as both of the engine's
+readers call it: ``//`` and ``/* */`` comments where whitespace may stand, no
+``NaN``/``Infinity``, a NUL after the document ending it, and bytes that are not UTF-8 copied
+into strings as they are (here as the code points U+DC80..U+DCFF, Python's
+``surrogateescape``; :func:`write` writes them back as those bytes). The options give each
+reader's flags: ``JsonSerializationUtils::ReadJsonString`` (prefabs, materials, passes and
+the other ``$type`` documents) is the default, ``kParseCommentsFlag`` with a leading
+byte-order mark skipped; the settings registry adds ``trailing_commas``
+(``kParseTrailingCommasFlag``) and ``stop_when_done`` (``kParseStopWhenDoneFlag``: anything
+after the root value is ignored), and reads its text in place, which skips no byte-order
+mark (``skip_bom=False``). Differences, on purpose: nesting deeper than :data:`MAX_DEPTH` is
+refused (rapidjson's recursive reader has no limit but the C stack), a ``\\u`` escape of
+half a surrogate pair is refused, and a number whose value overflows to infinity is refused
+(rapidjson 1.1 returns an infinity that its writer then refuses).
 """
 
 from __future__ import annotations
@@ -31,7 +37,7 @@ from gameserde.errors import DecodeError, EncodeError
 from gameserde.o3de import _accel
 from gameserde.o3de._numbers import NumberError, double_text, read_double, read_integer
 
-__all__ = ["MAX_DEPTH", "JsonObject", "members", "parse", "write"]
+__all__ = ["MAX_DEPTH", "JsonObject", "members", "parse", "parse_root", "write"]
 
 MAX_DEPTH = 256
 """Arrays and objects nest at most this deep, in text read or written."""
@@ -146,8 +152,13 @@ def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 def _where(text: str, offset: int, raw: bytes | None) -> tuple[str, int]:
     line = text.count("\n", 0, offset) + 1
     column = offset - (text.rfind("\n", 0, offset) + 1) + 1
-    byte = len(text[:offset].encode("utf-8", "surrogatepass")) if raw is not None else offset
-    return f"line {line}, column {column}", byte
+    return f"line {line}, column {column}", _units(text, offset, raw)
+
+
+def _units(text: str, offset: int, raw: bytes | None) -> int:
+    """Character ``offset`` of ``text`` in the input's units (bytes for ``bytes`` input, whose
+    bytes that are not UTF-8 stand in the text as U+DC80..U+DCFF)."""
+    return len(text[:offset].encode("utf-8", "surrogateescape")) if raw is not None else offset
 
 
 def _fail(message: str, text: str, offset: int, raw: bytes | None,
@@ -208,61 +219,88 @@ def _refused_at(text: str) -> tuple[str, int]:
     return "a value is not allowed", 0
 
 
-def _lone_surrogate(value: Any, text: str) -> int | None:
+def _lone_surrogate(value: Any, text: str, escaped_only: bool) -> int | None:
     """Where the first string holding half a surrogate pair without its other half starts
     (a ``\\u`` escape of one, which rapidjson refuses, or in a ``str`` the code point
-    itself, which UTF-8 cannot hold), if the value holds one."""
+    itself, which UTF-8 cannot hold), if the value holds one. ``escaped_only``: the text was
+    read from bytes, where U+DC80..U+DCFF stand for bytes that are not UTF-8 (kept), so only
+    escapes count."""
+    if not escaped_only and not _holds_surrogate(value):
+        return None
+    for match in _STRINGS.finditer(text):
+        token = match.group()
+        if escaped_only:
+            if "\\u" not in token or not _SURROGATE_ESCAPE.search(token):
+                continue
+            token = _SURROGATE.sub("?", token)
+        elif "\\u" not in token and not _SURROGATE.search(token):
+            continue
+        if _SURROGATE.search(json.loads(token)):
+            return match.start()
+    return None if escaped_only else 0
+
+
+def _holds_surrogate(value: Any) -> bool:
     stack = [value]
-    found = False
-    while stack and not found:
+    while stack:
         item = stack.pop()
         if isinstance(item, str):
-            found = _SURROGATE.search(item) is not None
+            if _SURROGATE.search(item) is not None:
+                return True
         elif isinstance(item, list):
             stack.extend(item)
         elif isinstance(item, dict):
             for name, member in members(item):
                 stack.append(name)
                 stack.append(member)
-    if not found:
-        return None
-    for match in _STRINGS.finditer(text):
-        token = match.group()
-        if ("\\u" in token or _SURROGATE.search(token)) \
-                and _SURROGATE.search(json.loads(token)):
-            return match.start()
-    return 0
+    return False
 
 
-def parse(text: str | bytes | bytearray | memoryview, *, trailing_commas: bool = False) -> Any:
-    """Read O3DE JSON text (``str``, or UTF-8 ``bytes``) into Python values (see the module
-    docstring). Raises :class:`~gameserde.errors.DecodeError` naming the line, the column and
+def parse(text: str | bytes | bytearray | memoryview, *, trailing_commas: bool = False,
+          stop_when_done: bool = False, skip_bom: bool = True) -> Any:
+    """Read O3DE JSON text (``str``, or ``bytes``) into Python values (see the module
+    docstring). The default options are ``JsonSerializationUtils::ReadJsonString``'s;
+    ``trailing_commas=True, stop_when_done=True, skip_bom=False`` are the settings
+    registry's. Raises :class:`~gameserde.errors.DecodeError` naming the line, the column and
     the offset (bytes for ``bytes`` input, characters for ``str``); ``bytearray`` and
     ``memoryview`` are read as ``bytes``, anything else is a ``TypeError``."""
+    return parse_root(text, trailing_commas=trailing_commas, stop_when_done=stop_when_done,
+                      skip_bom=skip_bom)[0]
+
+
+def parse_root(text: str | bytes | bytearray | memoryview, *, trailing_commas: bool = False,
+               stop_when_done: bool = False, skip_bom: bool = True) -> tuple[Any, int | None]:
+    """:func:`parse`'s value, and the offset (in the input's units) of the first text the
+    reader ignores that is not whitespace or a comment: text after the root value with
+    ``stop_when_done``, or a NUL and what follows it; None when there is none."""
     if isinstance(text, bytearray | memoryview):
         text = bytes(text)
     elif not isinstance(text, str | bytes):
         raise TypeError(f"parse reads str or bytes, not {type(text).__name__}")
     with collector_paused():
-        return _parse(text, trailing_commas)
+        return _parse(text, trailing_commas, stop_when_done, skip_bom)
 
 
-def _parse(text: str | bytes, trailing_commas: bool) -> Any:
+_DECODER = json.JSONDecoder(parse_float=_double, parse_int=_integer, parse_constant=_constant,
+                            object_pairs_hook=_object)
+_SPACE = re.compile(r"[ \t\n\r]*")
+_IGNORABLE = re.compile(r"(?:[ \t\n\r]+|//[^\n\x00]*|/\*[^\x00]*?\*/)*")
+"""Whitespace and complete comments (rapidjson's comments end at a NUL, as its input does)."""
+
+
+def _parse(text: str | bytes, trailing_commas: bool, stop_when_done: bool,
+           skip_bom: bool) -> tuple[Any, int | None]:
     if _accel.ENABLED:
-        value = _accel.parse(text, trailing_commas, JsonObject)
-        if value is not _accel.UNSERVED:
-            return value
-    raw = text if isinstance(text, bytes | bytearray) else None
+        served: tuple[Any, int | None] = _accel.parse(text, trailing_commas, stop_when_done,
+                                                      skip_bom, JsonObject)
+        if served is not _accel.UNSERVED:
+            return served
+    raw = text if isinstance(text, bytes) else None
     if raw is not None:
-        try:
-            text = bytes(raw).decode("utf-8")
-        except UnicodeDecodeError as e:
-            raise DecodeError(f"the text is not valid UTF-8 ({e.reason}).", offset=e.start,
-                              format="o3de") from None
-        raw = bytes(raw)
+        text = raw.decode("utf-8", "surrogateescape")
     assert isinstance(text, str)
     skipped = 0
-    if text.startswith("\ufeff"):
+    if skip_bom and text.startswith("\ufeff"):
         text = text[1:]
         skipped = 3 if raw is not None else 1
     whole = text
@@ -276,31 +314,67 @@ def _parse(text: str | bytes, trailing_commas: bool) -> Any:
     if trailing_commas and _TRAILING_BARE.search(text) \
             and _TRAILING_BARE.search(_STRINGS.sub('""', text)):
         text = _TRAILING.sub(_drop_comma, text)
-    deep = False
+    value, stop = _decode(text, stop_when_done, raw, skipped)
+    if _nesting_checked(text, value) > MAX_DEPTH:
+        raise _fail(f"Arrays and objects nest deeper than {MAX_DEPTH} levels", text,
+                    _too_deep(text), raw, skipped)
+    lone = _SURROGATE.search(whole) if raw is None and not whole.isascii() else None
+    if lone is not None or ("\\u" in text and _SURROGATE_ESCAPE.search(text, 0, stop)):
+        at = _lone_surrogate(value, text[:stop], raw is not None)
+        if at is not None:
+            raise _fail("A string holds half a surrogate pair", text, at, raw, skipped)
+        if lone is not None:
+            raise _fail("The text holds half a surrogate pair (UTF-8 cannot hold it)", whole,
+                        lone.start(), raw, skipped)
+    rest = _past(_IGNORABLE, whole, stop)
+    return value, (_units(whole, rest, raw) + skipped if rest < len(whole) else None)
+
+
+def _decode(text: str, stop_when_done: bool, raw: bytes | None, skipped: int
+            ) -> tuple[Any, int]:
+    """The root value of ``text`` (comments blanked) and the offset after it; the rest must be
+    whitespace unless ``stop_when_done``."""
+    begin = _past(_SPACE, text, 0)
     try:
         with recursion_room(MAX_DEPTH + 64):
-            value = json.loads(text, parse_float=_double, parse_int=_integer,
-                               parse_constant=_constant, object_pairs_hook=_object)
+            value, stop = _DECODER.raw_decode(text, begin)
     except RecursionError:  # json's C scanner: nesting well past MAX_DEPTH
-        value, deep = None, True
+        raise _fail(f"Arrays and objects nest deeper than {MAX_DEPTH} levels", text,
+                    _too_deep(text), raw, skipped) from None
     except json.JSONDecodeError as e:
         message = e.msg[0].upper() + e.msg[1:]
         raise _fail(message, text, e.pos, raw, skipped) from None
     except _Refused:
         reason, offset = _refused_at(text)
         raise _fail(reason, text, offset, raw, skipped) from None
-    if deep or (text.count("[") + text.count("{") > MAX_DEPTH and _nesting(value) > MAX_DEPTH):
-        raise _fail(f"Arrays and objects nest deeper than {MAX_DEPTH} levels", text,
-                    _too_deep(text), raw, skipped)
-    lone = _SURROGATE.search(whole) if raw is None and not whole.isascii() else None
-    if lone is not None or ("\\u" in text and _SURROGATE_ESCAPE.search(text)):
-        at = _lone_surrogate(value, text)
-        if at is not None:
-            raise _fail("A string holds half a surrogate pair", text, at, raw, skipped)
-        if lone is not None:
-            raise _fail("The text holds half a surrogate pair (UTF-8 cannot hold it)", whole,
-                        lone.start(), raw, skipped)
-    return value
+    if not stop_when_done:
+        rest = _past(_SPACE, text, stop)
+        if rest != len(text):
+            raise _fail("Extra data", text, rest, raw, skipped)
+    elif type(value) in (int, float):
+        # json stops a number before a '.' without digits or an 'e' without an exponent,
+        # where rapidjson reports the number cut short
+        after, token = text[stop:stop + 1], text[begin:stop]
+        if (after == "." and not any(c in token for c in ".eE")) \
+                or (after in ("e", "E") and "e" not in token and "E" not in token):
+            what = "fraction" if after == "." else "exponent"
+            raise _fail(f"The number misses the digits of its {what}", text, stop, raw,
+                        skipped)
+    return value, stop
+
+
+def _past(pattern: re.Pattern[str], text: str, at: int) -> int:
+    """Where ``pattern`` (which matches the empty text too) ends when matched at ``at``."""
+    match = pattern.match(text, at)
+    assert match is not None
+    return match.end()
+
+
+def _nesting_checked(text: str, value: Any) -> int:
+    """How deep the value nests, when the text could nest past :data:`MAX_DEPTH` (else 0)."""
+    if text.count("[") + text.count("{") > MAX_DEPTH:
+        return _nesting(value)
+    return 0
 
 
 # ---------------------------------------------------------------------------------------------
@@ -388,10 +462,12 @@ def _write_object(value: Mapping[str, Any], indent: str, depth: int, out: list[s
 def write(value: Any) -> str:
     """The text rapidjson's ``PrettyWriter`` writes for a value: 4-space indentation, one
     member or element per line, ``"name": value``, empty ``{}``/``[]`` inline, doubles in
-    rapidjson's shortest form, no final newline. Raises
+    rapidjson's Grisu2 form, no final newline. Code points U+DC80..U+DCFF stand for bytes that
+    are not UTF-8 (as :func:`parse` reads them): ``write(value).encode("utf-8",
+    "surrogateescape")`` gives those bytes back. Raises
     :class:`~gameserde.errors.EncodeError` for NaN, infinities, integers outside int64 and
-    uint64, strings with lone surrogates, non-JSON values, or nesting past
-    :data:`MAX_DEPTH`."""
+    uint64, strings with other lone surrogates (or such bytes that would read back as UTF-8
+    text), non-JSON values, or nesting past :data:`MAX_DEPTH`."""
     if _accel.ENABLED:
         fast = _accel.write(value, JsonObject)
         if fast is not None:
@@ -400,8 +476,20 @@ def write(value: Any) -> str:
     with recursion_room(4 * MAX_DEPTH + 64):
         _write(value, "", 0, out, "$")
     text = "".join(out)
-    bad = _SURROGATE.search(text)
-    if bad is not None:
-        raise EncodeError("a string holds a lone surrogate, which UTF-8 cannot hold.",
-                          format="o3de")
+    if _SURROGATE.search(text) is not None:
+        _check_bytes(text)
     return text
+
+
+def _check_bytes(text: str) -> None:
+    """Surrogates in written text must all stand for bytes that are not UTF-8 (U+DC80..U+DCFF,
+    as :func:`parse` reads them), and those bytes must read back as the same code points."""
+    try:
+        back = text.encode("utf-8", "surrogateescape").decode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        raise EncodeError("a string holds a lone surrogate, which UTF-8 cannot hold.",
+                          format="o3de") from None
+    if back != text:
+        raise EncodeError("a string holds bytes that are not UTF-8 (U+DC80..U+DCFF) but "
+                          "together form UTF-8 text, which would read back as other text.",
+                          format="o3de")
