@@ -379,7 +379,7 @@ def test_cli_verify_reports_what_was_not_checked(tmp_path: Path,
     path.write_text(o3de.write(doc))
     code, _, err = run(capsys, "verify", "o3de", str(path))
     assert code == 1 and "Gem::Thing" in err
-    assert f"$/Entities/{LAMP}/Components/Component_[42]" in err
+    assert f"at /Entities/{LAMP}/Components/Component_[42]: " in err
     code, out, _ = run(capsys, "decode", "o3de", str(path))
     assert code == 0 and o3de.json_equal(o3de.parse(out), doc)
     path.write_text(out)

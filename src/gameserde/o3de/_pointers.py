@@ -84,7 +84,12 @@ def store_pointer(ctx: StoreContext, declared: TypeExpr, value: Any, default: An
     """``StoreWithClassDataFromPointer``: ``null`` for a null pointer; ``$type`` first when
     the object's class differs from ``declared`` and from the default's (or defaults are
     kept); the default object is the default pointer's when of the same class, else a new
-    instance of the object's class."""
+    instance of the object's class. A pointee class that is not registered is Unknown,
+    whatever the pointer holds (``StoreFromPointer`` and ``StoreWithClassElement`` look up
+    the declared type's class data first)."""
+    if not _known(ctx, declared):
+        return {}, ctx.report(Tasks.RetrieveInfo, Outcomes.Unknown,
+                              f"Failed to retrieve serialization information for {declared}.")
     default_object = None if default is NO_DEFAULT else default
     if value is None:
         keep = ctx.keep_defaults or default_object is not None

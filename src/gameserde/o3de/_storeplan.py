@@ -284,6 +284,8 @@ class _Compiler:
         registry, keep = self.registry, self.keep
         by_python: dict[type, _Target] = {}
         slow = self.delegate("pointer", declared)
+        if not self.known(declared):
+            return slow
         plain = self.target(declared)
 
         def dynamic(value: Any) -> _Target:

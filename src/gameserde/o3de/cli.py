@@ -5,20 +5,22 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import sys
 from collections.abc import Mapping
 from pathlib import PurePath
-from typing import Any
+from typing import Any, NamedTuple
 
 from gameserde import _expansion
 from gameserde.cli import CommandError
 from gameserde.errors import DecodeError, GameserdeError
 from gameserde.o3de._budget import DEFAULT_MAX_EXPANSION
+from gameserde.o3de._untyped import innermost, keep_untyped
 from gameserde.o3de.engine import DOCUMENT_TYPES, engine_registry
 from gameserde.o3de.load import load
 from gameserde.o3de.registry import Registry
-from gameserde.o3de.result import Result
+from gameserde.o3de.result import Issue, Result
 from gameserde.o3de.store import store
-from gameserde.o3de.text import members, parse, write
+from gameserde.o3de.text import members, parse_root, write
 
 VERBS = ("decode", "encode", "verify", "inspect")
 JSON_VALUES = False
@@ -29,8 +31,10 @@ the engine's rapidjson PrettyWriter does (4-space indentation, its number forms,
 member names kept, no final newline): integers stay integers and doubles doubles. With
 --registry the document is also loaded as --type with the engine's rules and stored again
 (defaults left out unless --keep-defaults), which normalises it as a save from the editor
-would; verify then fails on every issue the load reports (unknown members, values that do
-not fit), as O3DE's LoadObjectFromFile does.
+would. What the load cannot take (unknown members, values of the wrong type, components of
+unknown types) is written back as the file has it, at its place, and each such issue is
+printed on standard error with its JSON Pointer; --strict makes them an error (exit status
+1). verify fails on every such issue, as O3DE's LoadObjectFromFile does.
 
 .prefab and .material files are typed with the engine registry by default (the engine's
 entity, component, transform, asset and material types; components it does not know are
@@ -65,6 +69,10 @@ def add_arguments(verb: str, parser: argparse.ArgumentParser) -> None:
     if verb in ("decode", "encode"):
         parser.add_argument("--keep-defaults", action="store_true",
                             help="with --registry: write values equal to their defaults too")
+        parser.add_argument("--strict", action="store_true",
+                            help="with --registry: fail (exit status 1) when the load reports "
+                                 "an issue, instead of keeping what it could not take as the "
+                                 "file has it")
 
 
 def _registry(args: argparse.Namespace) -> tuple[Registry, str] | None:
@@ -112,32 +120,74 @@ def _user_registry(spec: str) -> Registry:
     return registry
 
 
-def _loaded(args: argparse.Namespace, data: bytes) -> tuple[Any, Result | None]:
-    """The document, and with --registry the Result of loading it as --type (a halted load
-    is an error)."""
-    return _typed(args, parse(data, trailing_commas=_trailing_commas(args)))
+class _Typed(NamedTuple):
+    """A document as the command writes it, and with --registry the Result of loading it as
+    --type and one line per issue: ``kept``, each innermost place the load reported (the
+    engine also reports on every enclosing value, which says nothing more), whose value is
+    kept as the file has it; ``stored``, each issue of the store."""
+
+    document: Any
+    result: Result | None = None
+    kept: tuple[str, ...] = ()
+    stored: tuple[str, ...] = ()
+
+    @property
+    def lines(self) -> tuple[str, ...]:
+        return self.kept + self.stored
 
 
-def _trailing_commas(args: argparse.Namespace) -> bool:
-    """Whether trailing commas are read: asked for, or a settings-registry file (whose reader
-    takes them)."""
+def _loaded(args: argparse.Namespace, data: bytes) -> _Typed:
+    """The document read and typed (a halted load is an error)."""
+    return _typed(args, _read(args, data))
+
+
+SETTINGS_SUFFIXES = (".setreg", ".setregpatch")
+"""Files the settings registry reads; the others are read as ``JsonSerializationUtils`` reads
+JSON documents (prefabs, materials, passes, assets ...)."""
+
+
+def _read(args: argparse.Namespace, data: bytes) -> Any:
+    """The document as the engine's reader of the file's kind reads it. The settings registry
+    (``SETTINGS_SUFFIXES``) takes trailing commas, ignores the text after the root value and
+    skips no byte-order mark; ``JsonSerializationUtils`` takes none of that (--trailing-commas
+    adds trailing commas). Text the reader ignores (after the root value, or after a NUL) is
+    not written back: it is reported on standard error, and is an error for verify and with
+    --strict."""
     suffix = PurePath(args.input).suffix.lower() if args.input != "-" else ""
-    return bool(args.trailing_commas) or suffix in (".setreg", ".setregpatch")
+    settings = suffix in SETTINGS_SUFFIXES
+    doc, ignored = parse_root(data, trailing_commas=settings or bool(args.trailing_commas),
+                              stop_when_done=settings, skip_bom=not settings)
+    if ignored is not None:
+        message = (f"the {len(data) - ignored} bytes from byte offset {ignored} on are ignored, "
+                   "as the engine's reader ignores them, and are not written back")
+        if getattr(args, "verb", "") == "verify" or getattr(args, "strict", False):
+            raise DecodeError(message, offset=ignored, format="o3de")
+        name = "<stdin>" if args.input == "-" else args.input
+        print(f"gameserde: {name}: {message}", file=sys.stderr)
+    return doc
 
 
-def _typed(args: argparse.Namespace, doc: Any) -> tuple[Any, Result | None]:
+def _typed(args: argparse.Namespace, doc: Any) -> _Typed:
     """The parsed ``doc``, typed with --registry when given: loaded as --type and stored
-    again, with the load's Result."""
+    again, with what the load could not take kept as ``doc`` has it."""
     typed = _registry(args)
     if typed is None:
-        return doc, None
+        return _Typed(doc)
     registry, name = typed
     value, result = load(name, doc, registry=registry, max_expansion=args.max_expansion)
     if result.code.halted:
         raise _issue_error(result, f"the document does not load as {name}")
     keep = getattr(args, "keep_defaults", False)
-    stored, _ = store(value, name, registry=registry, keep_defaults=keep)
-    return stored, result
+    stored, stored_result = store(value, name, registry=registry, keep_defaults=keep)
+    return _Typed(keep_untyped(stored, doc, result.issues), result,
+                  tuple(f"at {issue.path or 'the root'}: {_described(issue)}"
+                        for issue in innermost(result.issues)),
+                  tuple(f"storing {issue.path}: {_described(issue)}"
+                        for issue in stored_result.issues))
+
+
+def _described(issue: Issue) -> str:
+    return f"{issue.message} [{issue.code.outcome.name}]"
 
 
 def _issue_error(result: Result, fallback: str) -> DecodeError:
@@ -145,13 +195,25 @@ def _issue_error(result: Result, fallback: str) -> DecodeError:
         return DecodeError(fallback, format="o3de")
     issue = result.issues[0]
     more = f" (and {len(result.issues) - 1} more issues)" if len(result.issues) > 1 else ""
-    return DecodeError(f"{issue.message} [{issue.code.outcome.name}]{more}",
-                       path="$" + issue.path, format="o3de")
+    return DecodeError(f"{_described(issue)}{more}", path="$" + issue.path, format="o3de")
+
+
+def _report(args: argparse.Namespace, lines: tuple[str, ...], suffix: str = "") -> None:
+    """One line per issue on standard error, as the command's other messages."""
+    name = "<stdin>" if args.input == "-" else args.input
+    for line in lines:
+        print(f"gameserde: {name}: {line}{suffix}", file=sys.stderr)
 
 
 def decode(args: argparse.Namespace, data: bytes) -> bytes:
-    doc, _ = _loaded(args, data)
-    return write(doc).encode("utf-8")
+    typed = _loaded(args, data)
+    if typed.lines and args.strict:
+        _report(args, typed.lines)
+        raise DecodeError(f"--strict: loading as {args.type} reported {len(typed.lines)} "
+                          "issue(s), listed above", format="o3de")
+    _report(args, typed.kept, "; kept as the file has it")
+    _report(args, typed.stored)
+    return write(typed.document).encode("utf-8", "surrogateescape")
 
 
 def encode(args: argparse.Namespace, data: bytes) -> bytes:
@@ -159,12 +221,14 @@ def encode(args: argparse.Namespace, data: bytes) -> bytes:
 
 
 def verify(args: argparse.Namespace, data: bytes) -> str:
-    _, result = _loaded(args, data)
-    if result is None:
+    typed = _loaded(args, data)
+    if typed.result is None:
         return f"ok: sound O3DE JSON of {len(data)} bytes"
-    if result.issues:
-        raise _issue_error(result, "")
-    return f"ok: loads as {args.type} ({result.outcome.name})"
+    if typed.lines:
+        _report(args, typed.lines)
+        raise DecodeError(f"the document does not load cleanly as {args.type}: "
+                          f"{len(typed.lines)} issue(s), listed above", format="o3de")
+    return f"ok: loads as {args.type} ({typed.result.outcome.name})"
 
 
 def inspect(args: argparse.Namespace, data: bytes) -> tuple[str, str | None]:
@@ -172,13 +236,13 @@ def inspect(args: argparse.Namespace, data: bytes) -> tuple[str, str | None]:
     the reason the document is not sound (None when it is)."""
     error = None
     try:
-        doc = parse(data, trailing_commas=_trailing_commas(args))
+        doc = _read(args, data)
     except DecodeError as e:
         return f"ERROR {e}", str(e)
     rows = [("pointer", "kind", "value")]
     _rows(doc, "", rows)
     try:
-        _, result = _typed(args, doc)
+        result = _typed(args, doc).result
     except DecodeError as e:
         result, error = None, str(e)
     if result is not None:
@@ -208,7 +272,9 @@ def _rows(value: Any, pointer: str, rows: list[tuple[str, str, str]]) -> None:
             kind = ("null" if item is None else "bool" if isinstance(item, bool)
                     else "integer" if isinstance(item, int)
                     else "double" if isinstance(item, float) else "string")
-            text = write(item)
+            # bytes that are not UTF-8 (U+DC80..U+DCFF, see text.parse) shown as \xNN
+            text = write(item).encode("utf-8", "surrogateescape").decode("utf-8",
+                                                                         "backslashreplace")
             rows.append((where or "/", kind, text if len(text) <= 60 else text[:57] + "..."))
 
 

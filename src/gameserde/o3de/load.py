@@ -210,14 +210,19 @@ def load_direct(type: str | TypeExpr, value: Any, *, registry: Registry, target:
         return loaded, Result(code, ctx.issues)
 
 
-def load_type_id(value: Any, *, registry: Registry, base_type: str | TypeExpr | None = None,
+def load_type_id(value: Any, *, registry: Registry,
+                 base_type: str | TypeExpr | UUID | None = None,
                  reporter: Reporter | None = None) -> tuple[UUID, Result]:
     """``JsonSerialization::LoadTypeId``: a uuid anywhere in a string, or a registered name
     (several classes with that name: the one derived from ``base_type``); an object's
-    ``$type`` when ``base_type`` is given. The null uuid and Unknown when it can't."""
+    ``$type`` when ``base_type`` is given. The null uuid and Unknown when it can't; a
+    ``base_type`` the registry does not hold counts as none given (the engine finds no class
+    data for it), so an object then gives Unknown too."""
     ctx = _Loader(registry, reporter, False)
     base = None
-    if base_type is not None:
+    if isinstance(base_type, UUID):
+        base = registry.by_uuid(base_type)
+    elif base_type is not None:
         try:
             base = registry.resolve(base_type)
         except SchemaError:

@@ -20,6 +20,7 @@ from gameserde.o3de._context import MAX_DEPTH, NO_DEFAULT, StoreContext, describ
 from gameserde.o3de._storeplan import plan_for
 from gameserde.o3de.registry import Registry, TypeExpr
 from gameserde.o3de.result import Outcomes, Reporter, Result, ResultCode, Tasks
+from gameserde.o3de.typeid import uuid_text
 
 __all__ = ["store", "store_type_id"]
 
@@ -197,14 +198,30 @@ def _reference(registry: Registry, keep_defaults: bool, way: str, t: TypeExpr, v
 def store_type_id(type: str | TypeExpr | UUID, *, registry: Registry,
                   reporter: Reporter | None = None) -> tuple[Any, Result]:
     """``JsonSerialization::StoreTypeId``: the registered name, ``{UUID} Name`` when several
-    registered types share the name; ``{}`` and Unknown for an unknown type."""
+    registered types share the name; ``{}`` and Unknown (RetrieveInfo, Halted) for a type the
+    registry does not hold: a uuid it does not know, a class or enum that is not registered,
+    or a template of one (the engine finds no class data for its id)."""
     ctx = _Storer(registry, reporter, False)
     t = registry.by_uuid(type) if isinstance(type, UUID) else registry.resolve(type, lazy=True)
-    if t is None or not ctx._known(t):
+    if t is None or not _registered(registry, t):
+        named = uuid_text(type) if isinstance(type, UUID) else type
         return {}, Result(ctx.report(Tasks.RetrieveInfo, Outcomes.Unknown,
-                                     f"Unable to retrieve description for type {type}."),
+                                     f"Unable to retrieve description for type {named}."),
                           ctx.issues)
     return _classes.type_name(registry, t), Result(ctx.report(
         Tasks.WriteValue, Outcomes.Success, "Type id successfully stored to json value."),
         ctx.issues)
 
+
+
+def _registered(registry: Registry, t: TypeExpr) -> bool:
+    """Whether every class and enum ``t`` names (itself or as a template argument) is
+    registered."""
+    pending = [t]
+    while pending:
+        item = pending.pop()
+        if (item.kind == "class" and item.name not in registry.classes) or (
+                item.kind == "enum" and item.name not in registry.enums):
+            return False
+        pending.extend(item.args)
+    return True
