@@ -158,8 +158,8 @@ def _read(args: argparse.Namespace, data: bytes) -> Any:
     doc, ignored = parse_root(data, trailing_commas=settings or bool(args.trailing_commas),
                               stop_when_done=settings, skip_bom=not settings)
     if ignored is not None:
-        message = (f"the {len(data) - ignored} bytes from byte offset {ignored} on are ignored, "
-                   "as the engine's reader ignores them, and are not written back")
+        message = (f"the engine's reader ignores the {len(data) - ignored} bytes from byte "
+                   f"offset {ignored} on (after the root value or a NUL); they are left out")
         if getattr(args, "verb", "") == "verify" or getattr(args, "strict", False):
             raise DecodeError(message, offset=ignored, format="o3de")
         name = "<stdin>" if args.input == "-" else args.input
