@@ -1,8 +1,9 @@
 """Atom's editor components (gem AtomLyIntegration/CommonFeatures, o3de/o3de at commit
 354a2acc): mesh, material, directional and area lights, image-based light, HDRi skybox and
 grid, with their controllers, configurations and the types these hold. Each registration
-names the file of its ``Reflect()``. Enums that are not reflected to the SerializeContext are
-written as their underlying integers, as the engine writes them."""
+names the file of its ``Reflect()`` (``Source/...`` is below
+``Gems/AtomLyIntegration/CommonFeatures/Code/``). Enums that are not reflected to the
+SerializeContext are written as their underlying integers, as the engine writes them."""
 
 from __future__ import annotations
 
@@ -15,7 +16,6 @@ from gameserde.o3de.values import Color, Vector4
 
 __all__ = ["EditorMeshStatsSerializer", "add_atom_components"]
 
-_LY = "Gems/AtomLyIntegration/CommonFeatures/Code/Source"
 ASSET = "AZ::Data::Asset"
 LIGHTING = "AZ::Render::LightingChannelConfiguration"
 
@@ -50,8 +50,8 @@ def add_atom_components(reg: Registry) -> None:
 
 
 def _mesh(reg: Registry) -> None:
-    # {_LY}/Mesh/MeshComponentController.cpp (MeshComponentConfig::Reflect, version 4); LodType
-    # and LodOverride are uint8_t, RHI::DrawItemSortKey is AZ::s64.
+    # Source/Mesh/MeshComponentController.cpp (MeshComponentConfig::Reflect, version 4); LodType and
+    # LodOverride are uint8_t, RHI::DrawItemSortKey is AZ::s64.
     add_class(reg, "AZ::Render::MeshComponentConfig", "{63737345-51B1-472B-9355-98F99993909B}",
               [("ModelAsset", ASSET), ("SortKey", "AZ::s64", 0),
                ("ExcludeFromReflectionCubeMaps", "bool", False),
@@ -62,11 +62,11 @@ def _mesh(reg: Registry) -> None:
                ("MinimumScreenCoverage", "float", f32(1.0 / 1080.0)),
                ("QualityDecayRate", "float", 0.5), ("LightingChannelConfig", LIGHTING)],
               bases=[COMPONENT_CONFIG])
-    # {_LY}/Mesh/EditorMeshStats.cpp: its JSON serializer reads and writes nothing, so the
-    # stats classes it holds are never reached.
+    # Source/Mesh/EditorMeshStats.cpp: its JSON serializer reads and writes nothing, so the stats
+    # classes it holds are never reached.
     reg.add_serializer("AZ::Render::EditorMeshStats", EditorMeshStatsSerializer(),
                        uuid="{68D0D3EF-17BB-46EA-B98F-51355402CCD6}")
-    # {_LY}/Mesh/EditorMeshComponent.cpp (version 2), MeshComponentController.cpp (version 1)
+    # Source/Mesh/EditorMeshComponent.cpp (version 2), MeshComponentController.cpp (version 1)
     add_adapter(reg, "AZ::Render::EditorMeshComponent", "{DCE68F6E-2E16-4CB4-A834-B6C2F900A7E9}",
                 "AZ::Render::MeshComponentController", "{D0F35FAC-4194-4C89-9487-D000DDB8B272}",
                 "AZ::Render::MeshComponentConfig", runtime="AZ::Render::MeshComponent",
@@ -78,27 +78,27 @@ def _material(reg: Registry) -> None:
     add_class(reg, "AZ::RHI::ShaderSemantic", "{C6FFF25F-FE52-4D08-8D96-D04C14048816}",
               [("m_name", "AZ::Name"), ("m_index", "unsigned int", 0)],
               registered_name="ShaderSemantic")
-    # {_LY}/Material/MaterialAssignmentId.cpp (version 2): NonLodIndex and InvalidStableId
-    # are the largest u64 and u32.
+    # Source/Material/MaterialAssignmentId.cpp (version 2): NonLodIndex and InvalidStableId are the
+    # largest u64 and u32.
     add_class(reg, "AZ::Render::MaterialAssignmentId", "{EB603581-4654-4C17-B6DE-AE61E79EDA97}",
               [("lodIndex", "AZ::u64", 2**64 - 1),
                ("materialSlotStableId", "unsigned int", 2**32 - 1)])
-    # {_LY}/Material/MaterialAssignment.cpp (version 2)
+    # Source/Material/MaterialAssignment.cpp (version 2)
     add_class(reg, "AZ::Render::MaterialAssignment", "{C66E5214-A24B-4722-B7F0-5991E6F8F163}",
               [("MaterialAsset", ASSET),
                ("PropertyOverrides", "unordered_map<AZ::Name, AZStd::any>", {}),
                ("ModelUvOverrides", "unordered_map<AZ::RHI::ShaderSemantic, AZ::Name>", {})])
-    # {_LY}/Material/MaterialComponentConfig.cpp (version 3)
+    # Source/Material/MaterialComponentConfig.cpp (version 3)
     add_class(reg, "AZ::Render::MaterialComponentConfig",
               "{3366C279-32AE-48F6-839B-7700AE117A54}",
               [("materials", "unordered_map<AZ::Render::MaterialAssignmentId, "
                 "AZ::Render::MaterialAssignment>", {})],
               bases=[COMPONENT_CONFIG], registered_name="MaterialComponentConfig")
-    # {_LY}/Material/EditorMaterialComponent.cpp (version 5) reflects defaultMaterialSlot,
+    # Source/Material/EditorMaterialComponent.cpp (version 5) reflects defaultMaterialSlot,
     # materialSlots, materialSlotsByLodEnabled and materialSlotsByLod, but its JSON serializer
     # (EditorMaterialComponentSerializer.cpp) reads and writes only Id, Controller and
-    # materialSlotsByLodEnabled: the others are not in JSON documents (older files' copies
-    # are reported Skipped and not written back, as the engine drops them).
+    # materialSlotsByLodEnabled: the others are not in JSON documents (older files' copies are
+    # reported Skipped and not written back, as the engine drops them).
     add_adapter(reg, "AZ::Render::EditorMaterialComponent",
                 "{02B60E9D-470B-447D-A6EE-7D635B154183}",
                 "AZ::Render::MaterialComponentController",
@@ -117,7 +117,7 @@ def _lights(reg: Registry) -> None:
                  [("None", 1), ("Size256", 256), ("Size512", 512), ("Size1024", 1024),
                   ("Size2048", 2048)],
                  underlying="unsigned int", uuid="{3EC1CE83-483D-41FD-9909-D22B03E56F4E}")
-    # {_LY}/CoreLights/DirectionalLightComponentConfig.cpp (version 10); the cascade far depths
+    # Source/CoreLights/DirectionalLightComponentConfig.cpp (version 10); the cascade far depths
     # default to quarters of the 100 m shadow far clip distance.
     add_class(reg, "AZ::Render::DirectionalLightComponentConfig",
               "{EB01B835-F9FE-4FF0-BDC4-455462BFE769}",
@@ -142,7 +142,7 @@ def _lights(reg: Registry) -> None:
                ("Affects GI", "bool", True), ("Affects GI Factor", "float", 1.0),
                ("LightingChannelConfig", LIGHTING)],
               bases=[COMPONENT_CONFIG], registered_name="DirectionalLightComponentConfig")
-    # {_LY}/CoreLights/EditorDirectionalLightComponent.cpp (version 3),
+    # Source/CoreLights/EditorDirectionalLightComponent.cpp (version 3),
     # DirectionalLightComponentController.cpp (version 1)
     add_adapter(reg, "AZ::Render::EditorDirectionalLightComponent",
                 "{45B97527-6E72-411B-BC23-00068CF01580}",
@@ -150,7 +150,7 @@ def _lights(reg: Registry) -> None:
                 "{60A9DFF4-6A05-4D83-81BD-13ADEB95B29C}",
                 "AZ::Render::DirectionalLightComponentConfig",
                 runtime="AZ::Render::DirectionalLightComponent")
-    # {_LY}/CoreLights/AreaLightComponentConfig.cpp (version 10); "Shadow Caching Enabled" is
+    # Source/CoreLights/AreaLightComponentConfig.cpp (version 10); "Shadow Caching Enabled" is
     # reflected too (an edit-context proxy, but serialized like the others).
     add_class(reg, "AZ::Render::AreaLightComponentConfig",
               "{11C08FED-7F94-4926-8517-46D08E4DD837}",
@@ -171,8 +171,8 @@ def _lights(reg: Registry) -> None:
                ("Shadow Caching Enabled", "bool", False), ("Affects GI", "bool", True),
                ("Affects GI Factor", "float", 1.0), ("LightingChannelConfig", LIGHTING)],
               bases=[COMPONENT_CONFIG])
-    # {_LY}/CoreLights/EditorAreaLightComponent.cpp (version 1),
-    # AreaLightComponentController.cpp (version 1)
+    # Source/CoreLights/EditorAreaLightComponent.cpp (version 1), AreaLightComponentController.cpp
+    # (version 1)
     add_adapter(reg, "AZ::Render::EditorAreaLightComponent",
                 "{8B605C0C-9027-4E0B-BA8C-19E396F8F262}",
                 "AZ::Render::AreaLightComponentController",
@@ -181,14 +181,14 @@ def _lights(reg: Registry) -> None:
 
 
 def _environment(reg: Registry) -> None:
-    # {_LY}/ImageBasedLights/ImageBasedLightComponentConfig.cpp (version 1)
+    # Source/ImageBasedLights/ImageBasedLightComponentConfig.cpp (version 1)
     add_class(reg, "AZ::Render::ImageBasedLightComponentConfig",
               "{2BD353A5-562B-4D84-9508-B2EFAFF1415E}",
               [("diffuseImageAsset", ASSET), ("specularImageAsset", ASSET),
                ("exposure", "float", 0.0)],
               bases=[COMPONENT_CONFIG], registered_name="ImageBasedLightComponentConfig")
-    # {_LY}/ImageBasedLights/EditorImageBasedLightComponent.cpp (version 2; the editor class
-    # keeps its own copies of the three members), ImageBasedLightComponentController.cpp
+    # Source/ImageBasedLights/EditorImageBasedLightComponent.cpp (version 2; the editor class keeps
+    # its own copies of the three members), ImageBasedLightComponentController.cpp
     add_adapter(reg, "AZ::Render::EditorImageBasedLightComponent",
                 "{6202F16C-DDF9-4026-9479-F5BDC621D372}",
                 "AZ::Render::ImageBasedLightComponentController",
@@ -197,20 +197,20 @@ def _environment(reg: Registry) -> None:
                 runtime="AZ::Render::ImageBasedLightComponent",
                 fields=[("diffuseImageAsset", ASSET), ("specularImageAsset", ASSET),
                         ("exposure", "float", 0.0)])
-    # {_LY}/SkyBox/HDRiSkyboxComponentConfig.cpp (version 8)
+    # Source/SkyBox/HDRiSkyboxComponentConfig.cpp (version 8)
     add_class(reg, "AZ::Render::HDRiSkyboxComponentConfig",
               "{AEAD8F5A-8D2F-47CD-B98C-C99541F7B229}",
               [("CubemapAssetId", "AZ::Data::AssetId"), ("CubemapAsset", ASSET),
                ("Exposure", "float", 0.0)],
               bases=[COMPONENT_CONFIG])
-    # {_LY}/SkyBox/EditorHDRiSkyboxComponent.cpp (version 2), HDRiSkyboxComponentController.cpp;
+    # Source/SkyBox/EditorHDRiSkyboxComponent.cpp (version 2), HDRiSkyboxComponentController.cpp;
     # the type id is in Gems/Atom/Feature/Common/Code/Include/Atom/Feature/SkyBox/SkyboxConstants.h
     add_adapter(reg, "AZ::Render::EditorHDRiSkyboxComponent",
                 "{B736789D-0101-4D17-A932-B5224EEFA8B4}",
                 "AZ::Render::HDRiSkyboxComponentController",
                 "{D01C123D-4EA1-4A9B-A7D9-47EF26A55CD0}", "AZ::Render::HDRiSkyboxComponentConfig",
                 runtime="AZ::Render::HDRiSkyboxComponent")
-    # {_LY}/Grid/GridComponentConfig.cpp (version 0)
+    # Source/Grid/GridComponentConfig.cpp (version 0)
     add_class(reg, "AZ::Render::GridComponentConfig", "{D1E357DF-6CCC-43C4-81F1-6B85C2E06A59}",
               [("gridSize", "float", 32.0), ("axisColor", "Color", Color(0.0, 0.0, 1.0, 1.0)),
                ("primarySpacing", "float", 1.0),
@@ -218,7 +218,7 @@ def _environment(reg: Registry) -> None:
                ("secondarySpacing", "float", 0.25),
                ("secondaryColor", "Color", Color(0.5, 0.5, 0.5, 1.0))],
               bases=[COMPONENT_CONFIG], registered_name="GridComponentConfig")
-    # {_LY}/Grid/EditorGridComponent.cpp (version 1), GridComponentController.cpp (version 0)
+    # Source/Grid/EditorGridComponent.cpp (version 1), GridComponentController.cpp (version 0)
     add_adapter(reg, "AZ::Render::EditorGridComponent", "{DF2D071A-EC31-428A-9FD0-2B8A59945417}",
                 "AZ::Render::GridComponentController", "{D2FF04F5-2F8D-44C5-99CA-A6FF800187DD}",
                 "AZ::Render::GridComponentConfig", runtime="AZ::Render::GridComponent")

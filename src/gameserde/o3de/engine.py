@@ -27,6 +27,7 @@ from gameserde.o3de._engine_classes import COMPONENT_CONFIG, EDITOR_BASE, FieldS
 from gameserde.o3de._engine_classes import add_class as _add_class
 from gameserde.o3de._engine_components_atom import add_atom_components
 from gameserde.o3de._engine_components_gems import add_gem_components
+from gameserde.o3de._engine_components_physx import add_physx_components
 from gameserde.o3de._engine_prefab import (
     ComponentMapSerializer,
     ComponentPointerSerializer,
@@ -111,6 +112,7 @@ def add_engine_types(reg: Registry) -> Registry:
     _components(reg)
     add_atom_components(reg)
     add_gem_components(reg)
+    add_physx_components(reg)
     reg.add_serializer("AZ::Entity", EntitySerializer(),
                        uuid="{75651658-8663-478D-9090-2432DFCAFA44}", python_type=Entity)
     reg.add_serializer("AzToolsFramework::Prefab::Link", PrefabLinkSerializer(),
