@@ -213,7 +213,6 @@ def store_type_id(type: str | TypeExpr | UUID, *, registry: Registry,
         ctx.issues)
 
 
-
 def _registered(registry: Registry, t: TypeExpr) -> bool:
     """Whether every class and enum ``t`` names (itself or as a template argument) is
     registered."""
