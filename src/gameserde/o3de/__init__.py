@@ -11,7 +11,7 @@ from gameserde.o3de.registry import ClassInfo, EnumInfo, FieldInfo, Registry, Se
 from gameserde.o3de.result import Issue, Outcomes, Processing, Reporter, Result, ResultCode, Tasks
 from gameserde.o3de.settings import merge_settings, resolve_imports_in_order
 from gameserde.o3de.store import store, store_type_id
-from gameserde.o3de.text import JsonObject, members, parse, write
+from gameserde.o3de.text import JsonObject, members, parse, parse_root, write
 from gameserde.o3de.typeid import parse_uuid, search_uuid, uuid_text
 from gameserde.o3de.values import (
     AnyValue,
@@ -33,7 +33,7 @@ __all__ = [
     "PatchResult", "PointerObject", "Processing", "Quaternion", "Registry", "Reporter", "Result",
     "ResultCode", "Serializer", "Tasks", "Transform", "TypeExpr", "Vector2", "Vector3",
     "Vector4", "apply_patch", "compare", "create_patch", "json_equal", "load", "load_direct",
-    "load_type_id", "members", "merge_settings", "parse", "parse_uuid", "resolve_imports",
-    "resolve_imports_in_order", "restore_imports", "search_uuid", "store", "store_type_id",
-    "uuid_text", "write",
+    "load_type_id", "members", "merge_settings", "parse", "parse_root", "parse_uuid",
+    "resolve_imports", "resolve_imports_in_order", "restore_imports", "search_uuid", "store",
+    "store_type_id", "uuid_text", "write",
 ]
