@@ -1,8 +1,10 @@
 """A registry of the engine's own types that prefab and ``.material`` files use, with O3DE's
 type names and UUIDs (o3de/o3de at commit 354a2acc): entities and entity ids, the component
 base classes, the editor components every prefab entity carries, the editor transform, asset
-ids and ``Asset<T>`` references, nested prefab instances with their patches, and the RPI
-``MaterialSourceData`` with its property values.
+ids and ``Asset<T>`` references, nested prefab instances with their patches, the RPI
+``MaterialSourceData`` with its property values, and the components of the engine's gems
+that real prefabs hold (Atom, camera, PhysX, multiplayer, shapes ...: the
+``_engine_components_*`` modules, each registration naming the source of its ``Reflect()``).
 
 ``engine_registry()`` returns a fresh :class:`~gameserde.o3de.Registry`; add your own
 components to it (``bases=["AzToolsFramework::Components::EditorComponentBase"]`` or
