@@ -25,7 +25,7 @@ from gameserde.zeze._javastr import decode_java
 from gameserde.zeze._plan import IMMUTABLE_KINDS, BeanPlan, Plans, TypePlan
 from gameserde.zeze.values import Dynamic
 
-API_VERSION = 2
+API_VERSION = 3
 
 speedups: Any = load_extension("gameserde.zeze._speedups", API_VERSION)
 
@@ -54,7 +54,7 @@ class _Compiler:
             return None
         slot = len(self.beans)
         self.index[name] = slot
-        self.beans.append(([], None, None))
+        self.beans.append(([], None, None, ()))
         fields = []
         for f in plan.layers[0]:
             t = self.type(f.type)
@@ -63,7 +63,7 @@ class _Compiler:
                 return None
             fields.append((f.id, f.name, t, f.default, min(f.cost, UNLIMITED)))
         cls, descriptors = _slots(plan)
-        self.beans[slot] = (fields, cls, descriptors)
+        self.beans[slot] = (fields, cls, descriptors, tuple(sorted(plan.transient)))
         return slot
 
     def type(self, t: TypePlan) -> int | None:

@@ -77,7 +77,8 @@ class Encoder:
 
     def _accessor(self, plan: BeanPlan, value: Any) -> tuple[Any, list[UnknownField]]:
         if isinstance(value, Mapping):
-            extra = [k for k in value if k not in plan.fields and k != UNKNOWN_KEY]
+            extra = [k for k in value if k not in plan.fields and k != UNKNOWN_KEY
+                     and k not in plan.transient]
             if extra:
                 raise fail(f"{plan.name} has no field {extra[0]!r}")
             unknown = _unknown_fields(value.get(UNKNOWN_KEY) or ())

@@ -87,9 +87,13 @@ class BeanPlan:
     layers: list[list[FieldPlan]]
     """The bean's own fields first, then each ``base=`` layer's, every layer in id order."""
     keeps_unknown: bool
-    """Java keeps unknown fields in beans without ``base=`` (in the root layer)."""
+    """Java keeps unknown fields in beans without ``base=`` (in the root layer); an external
+    bean or beankey keeps every field (the solution gives none of them)."""
     fields: dict[str, FieldPlan] = field(default_factory=dict)
     cls: type | None = None
+    transient: frozenset[str] = frozenset()
+    """The names of the transient fields of every layer: not serialized, and a value that
+    holds them is encoded without them (Java's ``encode`` never reads them)."""
 
 
 def _field_type(plans: Plans, t: ModelType) -> TypePlan:
@@ -152,11 +156,15 @@ class Plans:
             return plan
         record = self.schema.beans[name]
         layers: list[list[FieldPlan]] = []
-        plan = BeanPlan(name, record.kind, layers, keeps_unknown=record.kind == "bean",
+        plan = BeanPlan(name, record.kind, layers,
+                        keeps_unknown=record.kind == "bean" or bool(
+                            record.attributes.get("external")),
                         cls=self.schema.classes.get(name))
         self._beans[name] = plan
+        transient: set[str] = set()
         layer: Record | None = record
         while layer is not None:
+            transient.update(f.name for f in layer.fields if f.attributes.get("transient"))
             fields = []
             for f in sorted((f for f in layer.fields if not f.attributes.get("transient")),
                             key=lambda f: int(f.id or 0)):
@@ -168,6 +176,7 @@ class Plans:
                 plan.fields.setdefault(f.name, fields[-1])
             layers.append(fields)
             layer = self.schema.beans[layer.base] if layer.base else None
+        plan.transient = frozenset(transient - plan.fields.keys())
         return plan
 
     def initial(self, t: TypePlan) -> Any:

@@ -3,11 +3,26 @@
 Type syntax (Gen's ``Variable.ParseType``): ``T``, ``list[T]``, ``array[T]``, ``set[T]``,
 ``map[K,V]``, ``sortedmap[K,V]``, or the template name with ``key=``/``value=`` attributes;
 ``dynamic`` and ``dynamic:Base`` wherever a bean may stand (field, list element, map value).
+Two uses of ``value=`` outside collections: ``type="dynamic" value="A,B:N"`` lists beans of
+the dynamic besides its ``<value bean=.../>`` children (Gen before the ``<value>`` children
+were the only form, ``Zeze/Gen/Types/TypeDynamic.cs``; Gen today ignores the attribute), and
+``type="string" value="JSON_OBJECT"`` or ``"JSON_ARRAY"`` (``Gen/Gen/Types/TypeString.cs``:
+a string holding JSON text; the wire and the Python value stay a string, the field's
+attribute ``json`` records which). An external bean or beankey (``<external>``) has no
+fields in the solution: it lowers to a record without fields (attribute ``external``),
+whose fields all decode as kept unknown fields; it cannot be a dynamic's bean or a ``base=``.
 Names: a built-in type name first, then a full (dotted) bean name as written, then an
 undotted name inside the declaring module. Collections do not nest; set elements and map
 keys must be keyable (bool, integers, string, binary, decimal, vectors, beankeys); a beankey's
 variables must all be keyable; dynamic holds beans only (not beankeys); a bean may not contain
-itself through bean fields (Gen's ``DetectCircle``). ``gtable`` is not supported.
+itself through bean fields (Gen's ``DetectCircle``).
+
+``gtable[R,C,V]`` (or ``type="gtable" key="R,C" value="V"``) is Java's ``GTable1``/``GTable2``:
+on the wire a map from R to a bean (``Zeze.Transaction.GTable.BeanMap1``, or ``BeanMap2``
+when V is a bean) whose only field, id 1 (``Map1``/``Map2``), maps C to V. It lowers to
+``Map(R, Ref(<bean>.<variable>))`` and a record of that name with that one field (attribute
+``gtable``), so its value is ``{r: {"Map1": {c: v}}}``; such a record keeps unknown fields as
+``BeanMap1``/``BeanMap2`` do.
 """
 
 from __future__ import annotations
@@ -51,6 +66,8 @@ BUILTIN_REFS = ("vector2", "vector3", "vector4", "quaternion", "vector2int", "ve
                 "decimal")
 _KEYABLE_SCALARS = (BOOL, INT8, INT16, INT32, INT64, BYTES, STRING)
 _COLLECTIONS = frozenset({"list", "array", "set", "map", "sortedmap", "gtable"})
+JSON_KINDS = ("JSON_OBJECT", "JSON_ARRAY")
+"""The ``value=`` a ``string`` variable may have (Gen's ``JsonType``)."""
 
 Bad = Callable[[str], Exception]
 
@@ -76,8 +93,10 @@ class _Lowering:
             if bean.base is None:
                 continue
             base = beans.get(bean.base)
-            if base is None or base.kind != "bean":
-                what = "a beankey" if base else "not a bean of the schema"
+            if base is None or base.kind != "bean" or base.external:
+                what = ("not a bean of the schema" if base is None else "a beankey"
+                        if base.kind != "bean" else "an external bean, whose fields the "
+                        "solution does not give")
                 raise fail(bean.file, bean.line, f"bean {bean.name}: its base {bean.base} "
                            f"is {what}")
             self.children.setdefault(base.name, []).append(bean.name)
@@ -113,6 +132,9 @@ class _Lowering:
         return found
 
     def lower_bean(self, bean: Bean) -> Record:
+        if bean.external:
+            return Record(bean.name, (), kind=bean.kind, attributes={
+                "external": True, "module": bean.space, "file": bean.file, "line": bean.line})
         fields = []
         for var in bean.vars:
             ftype = self.variable_type(bean, var)
@@ -122,6 +144,8 @@ class _Lowering:
             attrs: dict[str, object] = {"line": var.line}
             if var.transient:
                 attrs["transient"] = True
+            if ftype == STRING and var.value:
+                attrs["json"] = var.value
             default = None
             if var.default is not None:
                 attrs["default_text"] = var.default
@@ -143,8 +167,6 @@ class _Lowering:
     def variable_type(self, bean: Bean, var: Var) -> Type:
         bad = _reporter(bean, var)
         text, key, value = var.type, var.key, var.value
-        if text.partition("[")[0].strip() == "gtable":
-            raise bad("gtable is not supported")
         if "[" in text:
             head, _, rest = text.partition("[")
             if not rest.endswith("]") or "[" in rest:
@@ -153,10 +175,10 @@ class _Lowering:
                 raise bad(f"the type {text!r} already names its key and value; "
                           "drop key=/value=")
             parts = [p.strip() for p in rest[:-1].split(",")]
-            if len(parts) > 2:
+            if len(parts) > (3 if head.strip() == "gtable" else 2):
                 raise bad(f"the type {text!r} has too many parameters")
             *keys, value = parts
-            key = keys[0] if keys else ""
+            key = ",".join(keys)
             text = head.strip()
         name, dyn_base = self.split_dynamic(text, bad)
         if name in ("list", "array", "set"):
@@ -173,9 +195,40 @@ class _Lowering:
             if not self.keyable(ktype):
                 raise bad(f"the keys of a map must be keyable, not {key!r}")
             return Map(ktype, self.element(bean, var, value, bad))
+        if name == "gtable":
+            return self.gtable(bean, var, key, value, bad)
         if key or value:
+            if not key and "[" not in var.type and name == "dynamic" and not dyn_base:
+                return self.dynamic(bean, var, dyn_base, value)
+            if not key and "[" not in var.type and name == "string":
+                if value not in JSON_KINDS:
+                    raise bad(f"a string's value= is JSON_OBJECT or JSON_ARRAY, not {value!r}")
+                return STRING
             raise bad(f"{name} takes no key= or value= attribute")
         return self.single(bean, var, name, dyn_base, bad)
+
+    def gtable(self, bean: Bean, var: Var, key: str, value: str, bad: Bad) -> Map:
+        """``gtable[R,C,V]``: ``map[R, BeanMapN]`` where BeanMapN's field 1 is ``map[C,V]``."""
+        keys = [k.strip() for k in key.split(",")]
+        if len(keys) != 2 or not all(keys) or not value:
+            raise bad("gtable needs a row key, a column key and a value type: "
+                      "gtable[R,C,V]")
+        row, col = (self.element(bean, var, k, bad) for k in keys)
+        for what, t, text in (("row", row, keys[0]), ("column", col, keys[1])):
+            if not self.keyable(t):
+                raise bad(f"the {what} keys of a gtable must be keyable, not {text!r}")
+        vtype = self.element(bean, var, value, bad)
+        target = self.types.get(vtype.name) if isinstance(vtype, Ref) else None
+        if isinstance(target, Union):
+            raise bad("the values of a gtable cannot be dynamic")
+        name = f"{bean.name}.{var.name}"
+        if name in self.decls.beans:
+            raise bad(f"the gtable's row bean {name} has the name of a bean")
+        inner = "Map2" if isinstance(vtype, Ref) and vtype.name in self.decls.beans else "Map1"
+        self.types[name] = Record(name, (Field(inner, Map(col, vtype), id=1),), kind="bean",
+                                  attributes={"gtable": True, "module": bean.space,
+                                              "file": bean.file, "line": var.line})
+        return Map(row, Ref(name))
 
     @staticmethod
     def split_dynamic(text: str, bad: Bad) -> tuple[str, str]:
@@ -210,14 +263,22 @@ class _Lowering:
             return t.name in BUILTIN_RECORDS if target is None else target.kind == "beankey"
         return t in _KEYABLE_SCALARS
 
-    def dynamic(self, bean: Bean, var: Var, dyn_base: str) -> Ref:
+    def dynamic(self, bean: Bean, var: Var, dyn_base: str, listed: str = "") -> Ref:
+        """The dynamic of ``var``: its ``<value bean=.../>`` children, the beans ``listed``
+        in its ``value=`` (the old syntax; a bean named twice counts once, as in Gen's set),
+        or else ``dyn_base`` and the beans derived from it."""
         union_name = f"{bean.name}.{var.name}"
         if union_name in self.decls.beans:
             raise fail(bean.file, var.line, f"the dynamic {union_name} has the name of a bean")
         if union_name in self.types:
             return Ref(union_name)
         members: dict[str, tuple[int, Type]] = {}
-        entries = var.beans
+        entries = list(var.beans)
+        written = {text for text, _ in entries}
+        for text in (t.strip() for t in listed.split(",")):
+            if text and text not in written:
+                written.add(text)
+                entries.append((text, var.line))
         if not entries and dyn_base:
             base = self.resolve(dyn_base, bean.space, bean, var, "the dynamic base")
             entries = [(name, var.line) for name in self.family(base.name)]
@@ -231,6 +292,9 @@ class _Lowering:
             if target.kind != "bean":
                 raise fail(bean.file, line, f"{union_name}: a dynamic holds beans, and "
                            f"{target.name} is a beankey")
+            if target.external:
+                raise fail(bean.file, line, f"{union_name}: {target.name} is an external "
+                           "bean, whose TypeId its hand-written class gives, not the solution")
             type_id = target.type_id
             if colon:
                 specials += 1

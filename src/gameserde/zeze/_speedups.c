@@ -6,10 +6,10 @@
  * holds the plans of the beans that are all plain (one layer, no decimal, no beankey keys;
  * as dicts, or dataclasses with __slots__), compiled by gameserde/zeze/_accel.py.  Whenever
  * anything is not the common case -- a value of an unexpected Python type, an out-of-range
- * number, a string with lone surrogates, extra keys or kept unknown fields, an unknown field
- * id or a wire type that needs Java's conversions on decode, a layer tag, truncated input,
- * nesting past max_depth, absent fields whose defaults would overrun the max_expansion budget
- * -- decode returns None and a Codec calls its reference, which runs over the whole input
+ * number, a string with lone surrogates, extra keys (other than transient fields) or kept
+ * unknown fields, an unknown field id or a wire type that needs Java's conversions on
+ * decode, a layer tag, truncated input, nesting past max_depth, absent fields whose defaults
+ * would overrun the max_expansion budget -- decode returns None and a Codec calls its reference, which runs over the whole input
  * and gives the result or raises the exact error.  So this file never formats an error.
  *
  * Safety: every read is checked against the bytes left; counts are never used to allocate;
@@ -23,7 +23,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#define API_VERSION 2
+#define API_VERSION 3
 #define MAX_C_DEPTH 2000
 #define UNLIMITED ((int64_t)1 << 62) /* gameserde._expansion.UNLIMITED */
 
@@ -58,6 +58,8 @@ typedef struct {
     FieldSpec *fields;
     PyTypeObject *cls;   /* the bean's dataclass (with __slots__), or NULL */
     Py_ssize_t *offsets; /* where each field's slot sits in an instance of cls */
+    PyObject *transient; /* a tuple of the names of its transient fields: a dict may hold
+                            them, encoding ignores them */
 } BeanSpec;
 
 typedef struct {
@@ -624,6 +626,12 @@ enc_bean(Program *p, int bean, PyObject *value, Out *o, int depth, int max_depth
         int r = enc_field(p, f, v, o, &last, depth, max_depth);
         if (r) return r;
     }
+    for (Py_ssize_t k = 0; found < PyDict_GET_SIZE(value)
+                           && k < PyTuple_GET_SIZE(b->transient); k++) {
+        int has = PyDict_Contains(value, PyTuple_GET_ITEM(b->transient, k));
+        if (has < 0) return -1;
+        found += has;
+    }
     if (found != PyDict_GET_SIZE(value)) /* extra keys or kept unknown fields */
         return GIVE_UP;
     return out_byte(o, 0);
@@ -1184,6 +1192,7 @@ program_dealloc(Program *self)
         }
         PyMem_Free(self->beans[k].fields);
         Py_XDECREF(self->beans[k].cls);
+        Py_XDECREF(self->beans[k].transient);
         PyMem_Free(self->beans[k].offsets);
     }
     PyMem_Free(self->types);
@@ -1234,7 +1243,8 @@ set_slots(BeanSpec *b, PyObject *cls, PyObject *slots)
 /* Program(types, beans, decode_java, dynamic): types = [(kind, wire, bits, elem, key, value,
  * bean, zero or None, members)], members = [(type_id, bean, name)] for a dynamic, else ();
  * beans = [([(id, name, type, default, cost)], dataclass or None, its fields' slot
- * descriptors or None)]; dynamic = the class gameserde.zeze.Dynamic. */
+ * descriptors or None, the names of its transient fields)]; dynamic = the class
+ * gameserde.zeze.Dynamic. */
 static PyObject *
 program_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
@@ -1305,13 +1315,14 @@ program_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         }
     }
     for (Py_ssize_t k = 0; k < nb; k++) {
-        PyObject *fields, *cls, *slots;
-        if (!PyArg_ParseTuple(PyList_GET_ITEM(beans, k), "O!OO", &PyList_Type, &fields, &cls,
-                              &slots)) {
+        PyObject *fields, *cls, *slots, *transient;
+        if (!PyArg_ParseTuple(PyList_GET_ITEM(beans, k), "O!OOO!", &PyList_Type, &fields, &cls,
+                              &slots, &PyTuple_Type, &transient)) {
             Py_DECREF(self);
             return NULL;
         }
         BeanSpec *b = &self->beans[k];
+        b->transient = Py_NewRef(transient);
         Py_ssize_t nf = PyList_GET_SIZE(fields);
         b->fields = PyMem_Calloc((size_t)(nf ? nf : 1), sizeof(FieldSpec));
         if (b->fields == NULL) {

@@ -184,6 +184,8 @@ class _In:
                 if name == UNKNOWN_KEY and plan.keeps_unknown:
                     out[name] = _unknown_in(item)
                     continue
+                if name in plan.transient:
+                    continue
                 f = plan.fields.get(name)
                 if f is None:
                     raise DecodeError(f"{plan.name} has no field {name!r}", format="json")

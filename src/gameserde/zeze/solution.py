@@ -11,12 +11,16 @@ and inside ``ModuleIdAllowRanges`` when the solution gives it; bean, protocol an
 are unique ignoring case (as Gen's named objects are); bean TypeIds are unique and never 0
 (EmptyBean's); variable ids are 1..4095 and unique per bean, variable names unique per bean;
 protocol ids are signed 32-bit, never 0, unique per module, ``hash32(full name)`` when not
-given. Gen's code-generation attributes (``handle``, ``UseData``, ``comment`` ...) are
-ignored, as are ``<project>``, ``<component>``, ``<external>``, ``<servlet>`` and
-``<protocolref>``.
+given. ``<external bean="Full.Name"/>`` and ``<externalkey beankey="Full.Name"/>`` (in a
+solution or a module) declare a bean or beankey by its full name as written, whose class is
+written by hand (Gen's ``Types.External``: a bean without variables, for which it generates
+nothing): it is a type of the schema whose fields the solution does not give. Gen's
+code-generation attributes (``handle``, ``UseData``, ``comment`` ...) are ignored, as are
+``<project>``, ``<component>``, ``<servlet>`` and ``<protocolref>``.
 
-Choices where Gen is silent or lax: an ``<import>`` that cannot be read is an error at its
-line; ``ModuleIdAllowRanges`` is only checked when present; inheritance chains are at most
+Choices where Gen is silent or lax: an ``<import>`` that cannot be read, or whose root element
+is not ``<solution>``, is an error at its line; ``ModuleIdAllowRanges`` is only checked when
+present; inheritance chains are at most
 :data:`~gameserde.zeze._solution_types.MAX_BASE_DEPTH` deep.
 """
 
@@ -39,9 +43,10 @@ generated sources); it bounds the model's size by a multiple of the text's."""
 MAX_VARIABLE_ID = 4095
 """Gen's ``ConfBean.MaxVariableId``."""
 
-_IGNORED_IN_SOLUTION = frozenset({"project", "component", "external", "externalkey"})
-_IGNORED_IN_MODULE = frozenset({"protocolref", "servlet", "servletstream", "external",
-                                "externalkey"})
+_IGNORED_IN_SOLUTION = frozenset({"project", "component"})
+_IGNORED_IN_MODULE = frozenset({"protocolref", "servlet", "servletstream"})
+_EXTERNALS = {"external": ("bean", "bean"), "externalkey": ("beankey", "beankey")}
+"""The external declarations: tag -> (the kind declared, the attribute naming it)."""
 
 
 @dataclass
@@ -72,6 +77,8 @@ class Bean:
     file: str
     line: int
     vars: list[Var] = field(default_factory=list)
+    external: bool = False
+    """Declared by ``<external>``/``<externalkey>``: its fields are not in the solution."""
 
 
 @dataclass
@@ -168,18 +175,34 @@ class _Reader:
                        "(names are compared ignoring case)")
         self.lower_names[key] = f"{what} {full}"
 
-    def read_file(self, path: str, file: str, line: int) -> None:
+    def import_file(self, target: str, file: str, line: int) -> None:
+        """``<import file="target"/>`` at ``file:line``."""
+        path = os.path.join(os.path.dirname(file), target)
         real = os.path.realpath(path)
-        if real not in self.seen_files:
-            self.read_text(read_bytes(path, file, line), path, real)
+        if real in self.seen_files:
+            return
+        shown = os.path.normpath(path)
+        try:
+            data = read_bytes(path)
+        except OSError as e:
+            where = "" if shown == target else f" ({shown})"
+            raise fail(file, line, f"the imported file {target}{where} cannot be read: "
+                       f"{_reason(e)}") from None
+        self.read_text(data, path, real, f"{file}:{line}")
 
-    def read_text(self, data: str | bytes, file: str, real: str | None) -> None:
+    def read_text(self, data: str | bytes, file: str, real: str | None,
+                  imported_at: str | None = None) -> None:
         if real is not None:
             self.seen_files.add(real)
         self.decls.files.append(file)
         root = _xml.parse(data, file)
         if root.tag != "solution":
-            raise fail(file, root.line, f"the root element is <{root.tag}>, not <solution>")
+            if imported_at is not None:
+                raise SchemaError(f"{imported_at}: the imported file {os.path.normpath(file)} "
+                                  f"is not a solution file: its root element (line "
+                                  f"{root.line}) is <{root.tag}>, not <solution>")
+            raise fail(file, root.line, f"the root element is <{root.tag}>, not <solution>, "
+                       "so this is not a solution file")
         self.solution(root, file)
 
     def solution(self, node: Node, file: str) -> None:
@@ -188,17 +211,18 @@ class _Reader:
         ranges_text = node.attrs.get("ModuleIdAllowRanges")
         ranges = None if ranges_text is None else _ranges(ranges_text, file, node.line)
         module_ids: dict[int, str] = {}
-        folder = os.path.dirname(file)
         for child in node.children:
             if child.tag == "import":
                 target = child.attrs.get("file", "").strip()
                 if not target:
                     raise fail(file, child.line, "<import> needs a file= attribute")
-                self.read_file(os.path.join(folder, target), file, child.line)
+                self.import_file(target, file, child.line)
             elif child.tag == "module":
                 self.module(child, name, file, ranges, module_ids)
             elif child.tag in ("bean", "beankey"):
                 self.bean(child, name, file)
+            elif child.tag in _EXTERNALS:
+                self.external(child, name, file)
             elif child.tag not in _IGNORED_IN_SOLUTION:
                 raise fail(file, child.line, f"<{child.tag}> is not allowed in a <solution>")
 
@@ -237,6 +261,8 @@ class _Reader:
                 full = _full(path, child, file, "a table")
                 self.claim(full, "table", file, child.line)
                 self.decls.tables[full] = dict(child.attrs)
+            elif child.tag in _EXTERNALS:
+                self.external(child, path, file)
             elif child.tag not in _IGNORED_IN_MODULE:
                 raise fail(file, child.line, f"<{child.tag}> is not allowed in a <module>")
 
@@ -250,6 +276,22 @@ class _Reader:
         except ValueError:
             value = text
         self.decls.enums[full] = value
+
+    def external(self, node: Node, space: str, file: str) -> None:
+        """``<external bean="Full.Name"/>`` or ``<externalkey beankey="Full.Name"/>``."""
+        kind, attr = _EXTERNALS[node.tag]
+        full = node.attrs.get(attr, "").strip()
+        parts = full.split(".")
+        if not all(part.isidentifier() for part in parts) or len(full) > MAX_NAME:
+            shown = f"the name {full!r}" if full else "no name"
+            raise fail(file, node.line, f"<{node.tag}> has {shown}; its {attr}= attribute "
+                       "is the full name of a hand-written class (identifiers joined by '.')")
+        if node.children:
+            raise fail(file, node.children[0].line, f"<{node.children[0].tag}> is not "
+                       f"allowed in an <{node.tag}>")
+        self.claim(full, f"external {kind}", file, node.line)
+        self.decls.beans[full] = Bean(full, kind, space, None, 0, False, file, node.line,
+                                      external=True)
 
     def bean(self, node: Node, space: str, file: str) -> None:
         kind = node.tag
@@ -337,19 +379,20 @@ class _Reader:
             node.attrs.get("result", "").strip() if kind == "rpc" else "", file, node.line)
 
 
-def read_bytes(path: str, file: str, line: int, hint: str = "") -> bytes:
-    """The regular file ``path`` (never a device, FIFO or folder), or a :class:`SchemaError`
-    at ``file:line``."""
+def read_bytes(path: str) -> bytes:
+    """The regular file ``path``; :class:`OSError` for anything else (a device, FIFO or
+    folder included) or a file that cannot be read."""
     try:
         with open(path, "rb") as fh:
             if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
-                raise fail(file, line, f"cannot read the solution file {path} (not a regular "
-                           f"file){hint}")
+                raise OSError("not a regular file")
             return fh.read()
-    except (OSError, ValueError) as e:
-        reason = getattr(e, "strerror", None) or str(e)
-        raise fail(file, line, f"cannot read the solution file {path} ({reason}){hint}"
-                   ) from None
+    except ValueError as e:  # a NUL in the path
+        raise OSError(str(e)) from None
+
+
+def _reason(e: OSError) -> str:
+    return e.strerror or str(e)
 
 
 def _is_text(source: str) -> bool:
@@ -365,7 +408,11 @@ def read_decls(source: str | bytes | os.PathLike[str], *, filename: str | None =
         path = os.fspath(source)
         hint = ("" if isinstance(source, os.PathLike) else
                 "; a str without a newline or '<' is a path: give XML text as bytes")
-        data = read_bytes(path, path, 0, hint)
+        try:
+            data = read_bytes(path)
+        except OSError as e:
+            raise fail(path, 0, f"cannot read the solution file {path} ({_reason(e)})"
+                       f"{hint}") from None
         reader.read_text(data, filename or path, os.path.realpath(path))
     else:
         name = filename or "<string>"

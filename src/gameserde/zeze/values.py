@@ -38,15 +38,23 @@ class UnknownField(NamedTuple):
     data: bytes
 
 
+def _frozen(key: str, value: Any) -> Any:
+    if isinstance(value, Mapping) and not isinstance(value, FrozenBean):
+        return FrozenBean(value)
+    if key == UNKNOWN_KEY and isinstance(value, list):
+        return tuple(value)
+    return value
+
+
 class FrozenBean(Mapping[str, Any]):
     """A beankey used as a map key or set element: an immutable, hashable mapping of its
-    fields (a ``dict`` cannot be a key); a beankey field's mapping becomes a FrozenBean too."""
+    fields (a ``dict`` cannot be a key); a beankey field's mapping becomes a FrozenBean too,
+    and kept unknown fields (an external beankey's) a tuple."""
 
     __slots__ = ("_hash", "_items")
 
     def __init__(self, items: Mapping[str, Any]) -> None:
-        self._items = {k: FrozenBean(v) if isinstance(v, Mapping) and not isinstance(
-            v, FrozenBean) else v for k, v in items.items()}
+        self._items = {k: _frozen(k, v) for k, v in items.items()}
         self._hash = hash(tuple(self._items.items()))
 
     def __getitem__(self, key: str) -> Any:
@@ -63,7 +71,8 @@ class FrozenBean(Mapping[str, Any]):
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, Mapping):
-            return self._items == dict(other)
+            return self._items == {k: tuple(v) if k == UNKNOWN_KEY and isinstance(v, list)
+                                   else v for k, v in other.items()}
         return NotImplemented
 
     def __repr__(self) -> str:
