@@ -49,10 +49,11 @@ def c_twin(enabled: bool) -> Iterator[None]:
 
 
 def shape(v: Any) -> Any:
-    """``v`` with every type made explicit (float bits exact, NaN payloads included)."""
+    """``v`` with every type made explicit (float bits exact, NaN payloads included, the
+    padding bits an object kept)."""
     if isinstance(v, dict):
         return (type(v).__name__, getattr(v, "type_name", None), getattr(v, "type_hash", None),
-                [(k, shape(x)) for k, x in v.items()])
+                getattr(v, "padding", None), [(k, shape(x)) for k, x in v.items()])
     if isinstance(v, list | tuple):
         return (type(v).__name__, [shape(x) for x in v])
     if isinstance(v, float):

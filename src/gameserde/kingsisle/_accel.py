@@ -7,7 +7,8 @@ compression, manual compression -- stays in Python) by running a program compile
 (schema, mode, property mask) and cached on the serializer: per class, the properties the
 mode and mask include, in id order, with their leaf kinds. It serves serializers whose
 reference methods are not overridden (a subclass that hooks them gets them called), and
-skips unknown types and properties as the reference does under ``skip_unknown_types``.
+skips unknown types and properties as the reference does under ``skip_unknown_types``, and
+keeps the padding bits an object was read with as the reference does.
 Whenever it meets anything else -- an enum given by name, or read as a name that is no option
 (or, for bit flags, not ASCII), a value of an unexpected Python type or out of range, an
 unknown type or property hash it is not to skip, sizes that do not add up, truncated input, a
@@ -33,7 +34,7 @@ from gameserde.schema.model import Enum, List, Record, Ref
 if TYPE_CHECKING:
     from gameserde.kingsisle.serializer import Serializer
 
-API_VERSION = 1
+API_VERSION = 2
 
 speedups: Any = load_extension("gameserde.kingsisle._speedups", API_VERSION)
 
@@ -41,10 +42,10 @@ ENABLED = speedups is not None and not pure_requested()
 
 _BOOL, _INT, _FLOAT, _DOUBLE, _STRING, _WSTRING, _ENUM, _STRUCT, _OBJECT, _OTHER = range(10)
 
-_DECODING = ("_included", "_object", "_skip", "_property", "_length", "_value", "_leaf",
-             "_enum_from_text", "_struct")
-_ENCODING = ("_included", "_write_object", "_write_property", "_write_struct",
-             "_write_length", "_write_value", "_write_leaf")
+_DECODING = ("_included", "_object", "_properties", "_skip", "_property", "_length", "_value",
+             "_leaf", "_enum_from_text", "_struct")
+_ENCODING = ("_included", "_write_object", "_write_properties", "_write_property",
+             "_write_struct", "_write_length", "_write_value", "_write_leaf")
 """The reference's methods each direction runs: a subclass overriding one keeps the
 reference."""
 
@@ -133,7 +134,7 @@ def _compile(ser: Serializer) -> Any:
                           isinstance(f.type, List), by_hash[prop_hash] is f, *kind))
         classes.append((type_hash, cls.name, frozenset(f.name for f in cls.fields), props))
     return speedups.Program(ser.shallow, classes, KiObject, KiObject.__dict__["type_name"],
-                            KiObject.__dict__["type_hash"])
+                            KiObject.__dict__["type_hash"], KiObject.__dict__["padding"])
 
 
 def _category(schema: KiSchema, t: Any) -> str:

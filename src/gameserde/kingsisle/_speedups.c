@@ -13,6 +13,10 @@
  * runs over the whole input, which gives the result or raises the exact error.  So this file
  * never formats an error.
  *
+ * Padding: the bits an alignment skips are noted in the object being read when they are not
+ * all zero ({n: bits} for its n-th alignment that skipped bits, in the KiObject's padding
+ * slot), and written back from there, as the reference does.
+ *
  * Safety: every read is checked against the bits left; a list is allocated only when its
  * length times the fewest bits an element takes fits in the bits left; C recursion is bounded
  * by the limit the glue passes (at most MAX_C_DEPTH).
@@ -25,7 +29,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#define API_VERSION 1
+#define API_VERSION 2
 #define MAX_C_DEPTH 1000
 
 /* serializer flags the body depends on */
@@ -78,6 +82,7 @@ typedef struct {
     Py_ssize_t *table;  /* open addressing by type hash: class index, or -1 */
     PyTypeObject *kiobject;
     Py_ssize_t name_offset, hash_offset; /* KiObject's type_name and type_hash slots */
+    Py_ssize_t padding_offset;           /* and its padding slot */
     PyObject *empty_args;
 } Program;
 
@@ -135,14 +140,40 @@ typedef struct {
     uint64_t pos, end;
     int flags, limit;
     PyObject *skipped; /* skip_unknown_types (deep mode): a list to note what is skipped in */
+    uint64_t aligns;   /* alignments that skipped bits in the object being read */
+    PyObject *pads;    /* its padding: a dict, or NULL while all skipped bits were zero */
+    int failed;        /* noting padding failed (no memory) */
 } R;
 
 #define LEFT(r) ((r)->end - (r)->pos)
 
+/* Skipped bits that are not all zero, noted as the reference's BitReader does. */
+static void
+note_pad(R *r, unsigned bits)
+{
+    if (r->pads == NULL && (r->pads = PyDict_New()) == NULL) {
+        r->failed = 1;
+        return;
+    }
+    PyObject *key = PyLong_FromUnsignedLongLong(r->aligns);
+    PyObject *value = PyLong_FromLong((long)bits);
+    if (key == NULL || value == NULL || PyDict_SetItem(r->pads, key, value) < 0)
+        r->failed = 1;
+    Py_XDECREF(key);
+    Py_XDECREF(value);
+}
+
 static inline void
 r_align(R *r)
 {
-    r->pos = (r->pos + 7) & ~(uint64_t)7; /* never past end: end is a whole byte */
+    uint64_t pos = r->pos;
+    if (pos & 7) {
+        r->pos = (pos | 7) + 1; /* never past end: end is a whole byte */
+        r->aligns++;
+        unsigned bits = (unsigned)r->buf[pos >> 3] >> (pos & 7);
+        if (bits)
+            note_pad(r, bits);
+    }
 }
 
 static inline uint64_t
@@ -377,6 +408,7 @@ dec_enum_text(R *r, const Prop *f)
 }
 
 static PyObject *dec_object(const Program *p, R *r, int depth);
+static int dec_properties(const Program *p, R *r, const Class *c, PyObject *obj, int depth);
 
 static inline PyObject *
 dec_value(const Program *p, R *r, const Prop *f, int depth)
@@ -487,6 +519,7 @@ new_object(const Program *p, const Class *c)
         return NULL;
     *(PyObject **)((char *)obj + p->name_offset) = Py_NewRef(c->name);
     *(PyObject **)((char *)obj + p->hash_offset) = Py_NewRef(c->hash_obj);
+    *(PyObject **)((char *)obj + p->padding_offset) = Py_NewRef(Py_None);
     return obj;
 }
 
@@ -533,35 +566,65 @@ dec_object(const Program *p, R *r, int depth)
     PyObject *obj = new_object(p, c);
     if (obj == NULL)
         return NULL;
+    /* the object's own alignments are counted apart */
+    uint64_t outer_aligns = r->aligns;
+    PyObject *outer_pads = r->pads;
+    r->aligns = 0;
+    r->pads = NULL;
+    if (dec_properties(p, r, c, obj, depth))
+        goto fail;
+    if (depth == 0)
+        r_align(r); /* the root's last byte */
+    if (r->failed)
+        goto fail;
+    if (r->pads != NULL) {
+        PyObject **slot = (PyObject **)((char *)obj + p->padding_offset);
+        Py_SETREF(*slot, r->pads);
+    }
+    r->aligns = outer_aligns;
+    r->pads = outer_pads;
+    return obj;
+fail:
+    Py_XDECREF(r->pads);
+    r->aligns = outer_aligns;
+    r->pads = outer_pads;
+    Py_DECREF(obj);
+    return NULL;
+}
+
+/* The properties of an object of class c, read into obj: 0, or FAIL. */
+static int
+dec_properties(const Program *p, R *r, const Class *c, PyObject *obj, int depth)
+{
     if (p->shallow) {
         for (Py_ssize_t k = 0; k < c->nprops; k++) {
             const Prop *f = &c->props[k];
             if (f->delta) {
                 uint64_t present;
                 if (r_bits(r, 1, &present))
-                    goto fail;
+                    return FAIL;
                 if (!present) {
                     if (r->flags & FORBID_DELTA_ENCODE)
-                        goto fail;
+                        return FAIL;
                     continue;
                 }
             }
             PyObject *v = dec_property(p, r, f, depth);
             if (v == NULL || dict_put(obj, f->name, v) < 0)
-                goto fail;
+                return FAIL;
         }
-        return obj;
+        return 0;
     }
     uint32_t object_bits;
     if (r_u32(r, &object_bits))
-        goto fail;
+        return FAIL;
     uint64_t remaining = object_bits > 32 ? object_bits - 32 : 0;
     Py_ssize_t next = 0;
     while (remaining) {
         uint64_t before = r->pos;
         uint32_t record_bits, prop_hash;
         if (r_u32(r, &record_bits) || r_u32(r, &prop_hash))
-            goto fail;
+            return FAIL;
         const Prop *f = NULL;
         if (next < c->nprops && c->props[next].hash == prop_hash && c->props[next].matchable)
             f = &c->props[next];
@@ -572,26 +635,23 @@ dec_object(const Program *p, R *r, int depth)
             if (r->skipped == NULL || record_bits < r->pos - before
                     || note_skipped(r, s_property, prop_hash)
                     || skip(r, record_bits - (r->pos - before)))
-                goto fail;
+                return FAIL;
         } else {
             next = f - c->props + 1;
             PyObject *v = dec_property(p, r, f, depth);
             if (v == NULL || dict_put(obj, f->name, v) < 0)
-                goto fail;
+                return FAIL;
         }
         if (r->pos - before != record_bits || record_bits > remaining)
-            goto fail;
+            return FAIL;
         remaining -= record_bits;
     }
-    return obj;
-fail:
-    Py_DECREF(obj);
-    return NULL;
+    return 0;
 }
 
 /* ------------------------------------------------------------------------------------------
  * Writing.  Functions return 0, or FAIL to give up (a Python error may be set; the caller
- * clears it).  Padding bits are zero. */
+ * clears it).  Padding bits are the ones the object being written kept, else zero. */
 
 typedef struct {
     unsigned char *buf;
@@ -599,6 +659,8 @@ typedef struct {
     uint64_t acc; /* the pending bits of the unfinished last byte */
     int nbits;    /* how many (0..7) */
     int flags, limit;
+    uint64_t aligns; /* alignments that wrote padding bits in the object being written */
+    PyObject *pads;  /* its padding (a dict), or NULL */
 } W;
 
 static int
@@ -643,6 +705,31 @@ w_bits(W *w, uint64_t v, int n)
     return 0;
 }
 
+/* The padding bits kept for the object's n-th alignment that writes `width` bits: an int
+ * that fits them, else none (0); FAIL for a value that is no exact int (the reference
+ * decides). */
+static int
+pad_bits(PyObject *pads, uint64_t n, int width, uint64_t *out)
+{
+    *out = 0;
+    PyObject *key = PyLong_FromUnsignedLongLong(n);
+    if (key == NULL)
+        return FAIL;
+    PyObject *v = PyDict_GetItemWithError(pads, key);
+    Py_DECREF(key);
+    if (v == NULL)
+        return PyErr_Occurred() ? FAIL : 0;
+    if (!PyLong_CheckExact(v))
+        return FAIL;
+    int overflow;
+    long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
+    if (x == -1 && PyErr_Occurred())
+        return FAIL;
+    if (!overflow && x >= 0 && x < (1LL << width))
+        *out = (uint64_t)x;
+    return 0;
+}
+
 static inline int
 w_align(W *w)
 {
@@ -650,6 +737,13 @@ w_align(W *w)
         return 0;
     if (w_reserve(w, 1))
         return FAIL;
+    w->aligns++;
+    if (w->pads != NULL) {
+        uint64_t pad;
+        if (pad_bits(w->pads, w->aligns, 8 - w->nbits, &pad))
+            return FAIL;
+        w->acc |= pad << w->nbits;
+    }
     w->buf[w->len++] = (unsigned char)w->acc;
     w->acc = 0;
     w->nbits = 0;
@@ -914,6 +1008,7 @@ enc_enum_text(W *w, const Prop *f, PyObject *v)
 }
 
 static int enc_object(const Program *p, W *w, PyObject *obj, int depth);
+static int enc_properties(const Program *p, W *w, const Class *c, PyObject *obj, int depth);
 
 static inline int
 enc_value(const Program *p, W *w, const Prop *f, PyObject *v, int depth)
@@ -986,6 +1081,29 @@ enc_object(const Program *p, W *w, PyObject *obj, int depth)
     const Class *c = find_class(p, (uint32_t)type_hash);
     if (c == NULL || w_bits(w, type_hash, 32))
         return FAIL;
+    PyObject *pads = *(PyObject **)((char *)obj + p->padding_offset);
+    if (pads == NULL || pads == Py_None)
+        pads = NULL;
+    else if (PyDict_CheckExact(pads))
+        Py_INCREF(pads);
+    else
+        return FAIL;
+    /* the object's own alignments are counted apart */
+    uint64_t outer_aligns = w->aligns;
+    PyObject *outer_pads = w->pads;
+    w->aligns = 0;
+    w->pads = pads;
+    int rc = enc_properties(p, w, c, obj, depth) || (depth == 0 && w_align(w));
+    w->aligns = outer_aligns;
+    w->pads = outer_pads;
+    Py_XDECREF(pads);
+    return rc;
+}
+
+/* The properties of obj, an object of class c: 0, or FAIL. */
+static int
+enc_properties(const Program *p, W *w, const Class *c, PyObject *obj, int depth)
+{
     Py_ssize_t size_at = w->len, found = 0;
     uint64_t start = w_position(w);
     if (!p->shallow && w_bits(w, 0, 32))
@@ -1193,18 +1311,18 @@ slot_offset(PyObject *cls, PyObject *descriptor, Py_ssize_t *offset)
     return 0;
 }
 
-/* Program(shallow, classes, KiObject, its type_name slot, its type_hash slot) */
+/* Program(shallow, classes, KiObject, its type_name, type_hash and padding slots) */
 static PyObject *
 program_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
     int shallow;
-    PyObject *classes, *kiobject, *name_slot, *hash_slot;
+    PyObject *classes, *kiobject, *name_slot, *hash_slot, *padding_slot;
     if (kwds != NULL && PyDict_GET_SIZE(kwds)) {
         PyErr_SetString(PyExc_TypeError, "Program takes no keyword arguments");
         return NULL;
     }
-    if (!PyArg_ParseTuple(args, "pO!O!OO", &shallow, &PyList_Type, &classes, &PyType_Type,
-                          &kiobject, &name_slot, &hash_slot))
+    if (!PyArg_ParseTuple(args, "pO!O!OOO", &shallow, &PyList_Type, &classes, &PyType_Type,
+                          &kiobject, &name_slot, &hash_slot, &padding_slot))
         return NULL;
     PyTypeObject *ki = (PyTypeObject *)kiobject;
     if (!PyType_IsSubtype(ki, &PyDict_Type) || ki->tp_new != PyDict_Type.tp_new) {
@@ -1232,7 +1350,8 @@ program_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     for (uint32_t i = 0; i < size; i++)
         self->table[i] = -1;
     if (slot_offset(kiobject, name_slot, &self->name_offset) < 0
-            || slot_offset(kiobject, hash_slot, &self->hash_offset) < 0) {
+            || slot_offset(kiobject, hash_slot, &self->hash_offset) < 0
+            || slot_offset(kiobject, padding_slot, &self->padding_offset) < 0) {
         Py_DECREF(self);
         return NULL;
     }
@@ -1296,7 +1415,7 @@ ki_decode(PyObject *module, PyObject *args)
         return NULL;
     }
     R r = {view.buf, 0, 8 * (uint64_t)view.len, flags, limit,
-           skipped == Py_None ? NULL : skipped};
+           skipped == Py_None ? NULL : skipped, 0, NULL, 0};
     int gc = PyGC_Disable();
     PyObject *root = dec_object((Program *)program, &r, 0);
     if (gc)
@@ -1319,7 +1438,7 @@ ki_encode(PyObject *module, PyObject *args)
     if (!PyArg_ParseTuple(args, "OOii", &program, &root, &flags, &limit)
             || limit_arg(program, limit) < 0)
         return NULL;
-    W w = {NULL, 0, 0, 0, 0, flags, limit};
+    W w = {NULL, 0, 0, 0, 0, flags, limit, 0, NULL};
     PyObject *result = NULL;
     if (root != Py_None && !enc_object((Program *)program, &w, root, 0) && !w_align(&w))
         result = PyBytes_FromStringAndSize((const char *)w.buf, w.len);

@@ -18,16 +18,26 @@ def property_step(name: str) -> str:
 class KiObject(dict[str, Any]):
     """An object of a type list class: a ``dict`` of its properties in id order (the ones the
     stream held), with ``type_name`` and ``type_hash``, and attribute access to properties
-    (``obj.m_id`` is ``obj["m_id"]``)."""
+    (``obj.m_id`` is ``obj["m_id"]``).
 
-    __slots__ = ("type_hash", "type_name")
+    ``padding`` is None, or the padding bits a decoder read in this object that were not
+    zero: ``{n: bits}`` for the n-th alignment within the object that skipped bits (the
+    alignment before a nested object's type hash is its parent's; the root's last byte ends
+    with one), ``bits`` shifted down to bit 0. The encoder writes them back where that
+    alignment skips as many bits, so an unchanged object re-encodes to the bytes it was read
+    from. It is not a property: equality, JSON and XML leave it out."""
+
+    __slots__ = ("padding", "type_hash", "type_name")
 
     def __init__(self, type_name: str, type_hash: int, properties: Any = ()) -> None:
         super().__init__(properties)
         self.type_name = type_name
         self.type_hash = type_hash
+        self.padding: dict[int, int] | None = None
 
     def __getattr__(self, name: str) -> Any:
+        if name in _SLOTS:  # a slot not set yet (copy and pickle make objects so): no property
+            raise AttributeError(name)
         try:
             return self[name]
         except KeyError:
@@ -45,3 +55,6 @@ class KiObject(dict[str, Any]):
 
     def __repr__(self) -> str:
         return f"KiObject({self.type_name!r}, {dict(self)!r})"
+
+
+_SLOTS = frozenset(KiObject.__slots__)

@@ -293,6 +293,17 @@ class Serializer:
             self._skip(r, max(object_bits - 32, 0))
             return None
         obj = KiObject(cls.name, type_hash)
+        outer = r.aligns, r.pads  # the object's own alignments are counted apart
+        r.aligns, r.pads = 0, None
+        self._properties(cls, obj, r, depth)
+        if depth == 0:
+            r.align()  # the root's last byte
+        obj.padding = r.pads
+        r.aligns, r.pads = outer
+        return obj
+
+    def _properties(self, cls: Record, obj: KiObject, r: BitReader, depth: int) -> None:
+        """The properties of an object of class ``cls``, read into ``obj``."""
         if self.shallow:
             for f in self._included(cls):
                 if int(f.attributes["flags"]) & _DELTA and not r.read_bool():
@@ -300,7 +311,7 @@ class Serializer:
                         raise _fail(f"{cls.name}.{f.name}: missing delta value", r)
                     continue
                 obj[f.name] = self._property(f, r, depth)
-            return obj
+            return
         object_bits = r.read_bits(32, "an object size")
         remaining = max(object_bits - 32, 0)
         by_hash = {int(f.attributes["hash"]): f for f in self._included(cls)}
@@ -325,7 +336,6 @@ class Serializer:
                 raise _fail(f"{cls.name}: the records run past the object's {object_bits} "
                             "bits", r)
             remaining -= record_bits
-        return obj
 
     @staticmethod
     def _skip(r: BitReader, bits: int) -> None:
@@ -425,8 +435,9 @@ class Serializer:
     # -- encoding --------------------------------------------------------------------------
 
     def encode(self, obj: KiObject) -> bytes:
-        """The stream of the root object ``obj`` (zero padding; zlib's own compression where
-        the flags ask for it, which inflates to the same body as katsuba's)."""
+        """The stream of the root object ``obj`` (the padding bits its objects kept from a
+        decode, else zeros; zlib's own compression at level 9 where the flags ask for it,
+        which inflates to the same body as katsuba's)."""
         if obj is None:
             raise EncodeError("the root object must not be null", format="kingsisle")
         body = _accel.encode(self, obj)
@@ -465,6 +476,16 @@ class Serializer:
         if extra:
             raise EncodeError(f"{cls.name} has no property {extra[0]!r}", format="kingsisle")
         w.write_bits(obj.type_hash, 32)
+        outer = w.aligns, w.pads  # the object's own alignments are counted apart
+        w.aligns, w.pads = 0, _padding_of(cls, obj)
+        self._write_properties(cls, fields, obj, w, depth)
+        if depth == 0:
+            w.align()  # the root's last byte
+        w.aligns, w.pads = outer
+
+    def _write_properties(self, cls: Record, fields: list[Field], obj: KiObject,
+                          w: BitWriter, depth: int) -> None:
+        """The properties ``fields`` of ``obj``, an object of class ``cls``."""
         if self.shallow:
             for f in fields:
                 delta = int(f.attributes["flags"]) & _DELTA
@@ -610,6 +631,15 @@ def _class_of(schema: KiSchema, obj: Any) -> Record:
         raise EncodeError(f"no class of the type list has the type hash {obj.type_hash}",
                           format="kingsisle")
     return cls
+
+
+def _padding_of(cls: Record, obj: KiObject) -> dict[Any, Any] | None:
+    """The padding bits ``obj`` keeps (its ``padding``: None or a dict)."""
+    padding = getattr(obj, "padding", None)
+    if padding is not None and not isinstance(padding, dict):
+        raise EncodeError(f"the padding of a {cls.name} must be None or a dict, not "
+                          f"{_show(padding)}", format="kingsisle")
+    return padding
 
 
 def _float_in(value: Any, type_name: str) -> float:
