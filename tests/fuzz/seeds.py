@@ -397,7 +397,11 @@ def o3de_parse() -> list[bytes]:
         '{"a": 1, "a": 2.5, "b": [true, false, null, -0, -0.0, 1E+2, 92.28478240966797]}',
         '["\\u00e9\\ud83d\\ude00\\n\\t\\"\\\\", 18446744073709551616, 1e308]',
     ]
-    return [bytes([flag]) + doc.encode() for doc in docs for flag in (0, 1)]
+    raw = [  # the settings registry's reader (flag bit 2); bytes that are not UTF-8
+        b'\x05{"Layout": "\\u0000\x8d\xff\xc3(", "b": [1,],} left over \x00 x',
+        b'\x04\xef\xbb\xbf{}', b'\x04[1.5.2]1.', b'\x00{"\xed\xa0\x80": "\xf4\x90\x80\x80"}',
+    ]
+    return [bytes([flag]) + doc.encode() for doc in docs for flag in (0, 1)] + raw
 
 
 def o3de_patch() -> list[bytes]:

@@ -815,11 +815,13 @@ INCLUDING_SCHEMA = 'include "s1.fbs";\ntable Wrap { m:MyGame.Sample.Monster; }\n
 @functools.cache
 def o3de_parse(data: bytes) -> None:
     """``o3de.parse`` (byte 0 bit 0: trailing commas allowed; bit 1: the text as ``str``,
-    invalid UTF-8 replaced), with the C twin and without (they must agree): DecodeError
-    only; a value it gives writes, the same with the twin and without (the pretty text
-    grows with the depth, at most ``4 * MAX_DEPTH`` times the input), and that text reads
-    back to the same value (the same repr: kinds and pairs), apart from doubles rapidjson's
-    reader does not round-trip."""
+    invalid UTF-8 replaced; bit 2: the settings registry's reader, ``parse_root`` with
+    ``stop_when_done`` and no byte-order mark skipped), with the C twin and without (they must
+    agree): DecodeError only; a value it gives writes, the same with the twin and without (the
+    pretty text grows with the depth, at most ``4 * MAX_DEPTH`` times the input), and that
+    text (bytes that are not UTF-8 written back as they were) reads back to the same value
+    (the same repr: kinds and pairs), apart from doubles rapidjson's reader does not
+    round-trip."""
     from gameserde import o3de
     from gameserde.o3de.text import MAX_DEPTH
 
@@ -828,16 +830,22 @@ def o3de_parse(data: bytes) -> None:
     text: str | bytes = data[1:]
     if data[0] & 2:
         text = data[1:].decode("utf-8", "replace")
-    kind, value = both_paths("o3de.parse", lambda: o3de.parse(text, trailing_commas=bool(
-        data[0] & 1)))
+    settings = bool(data[0] & 4)
+    kind, root = both_paths("o3de.parse", lambda: o3de.parse_root(
+        text, trailing_commas=bool(data[0] & 1), stop_when_done=settings, skip_bom=not settings))
     if kind != "ok":
         return
+    value, ignored = root
+    if ignored is not None and not 0 < ignored <= len(data) - 1:
+        raise Finding("invariant", f"o3de.parse_root: ignored text at {ignored} is outside "
+                      "the input", "o3de.parse_root ignored offset outside the input")
     kind, written = both_paths("o3de.write of parse", lambda: o3de.write(value))
     if kind != "ok":
         raise Finding("invariant", f"o3de.write of a parsed value failed: {written}",
                       "o3de.write of parse fails")
     check_weight("o3de.write of parse", len(written), len(text), 4 * MAX_DEPTH + 16)
-    kind, again = outcome("o3de.parse of write", lambda: o3de.parse(written))
+    kind, again = outcome("o3de.parse of write", lambda: o3de.parse(
+        written.encode("utf-8", "surrogateescape")))
     doubles = any(isinstance(v, float) for v in _o3de_values(value))
     if kind != "ok" or (not doubles and repr(again) != repr(value)):
         raise Finding("invariant", f"o3de text does not read back: {written[:200]!r}",

@@ -1,17 +1,18 @@
 """Doubles as the engine's rapidjson writes them (Grisu2, then Prettify), which is not
 Python's shortest ``repr``: Grisu2 looks for digits inside the value's rounding interval
 narrowed by one unit of its 64-bit products on each side, so where the shortest digits lie in
-that margin it prints 17 (about 0.2% of random doubles:
-``7.1135782437256335e-249`` where repr has ``7.113578243725634e-249``), and it picks the
+that margin it prints 17 (about 0.2% of random doubles: ``7.1135782437256335e-249`` where
+repr has ``7.113578243725634e-249``), and it picks the
 last digit by an estimate of the distance, which is sometimes not the closest (about 0.1%:
 ``1039514241563211.7`` where repr has ``...211.8``).
 
-``data/grisu2-digits.txt`` holds 623 doubles (bit pattern, then text) printed by rapidjson's
-``Writer::Double`` at the revision whose rounding the engine's files show (Tencent/rapidjson
-master, a throwaway C++ program, not part of this project): float32 and double edges (the
-float maximum widened, its neighbours, denormals, 2^64, 1e21 ...), 250 random doubles where
-Grisu2 prints more digits than repr, 250 where it prints other digits of the same length, and
-100 where they agree. The pure-Python path and the C twin must both print every one."""
+``data/numbers/grisu2-digits.txt`` holds 623 doubles (bit pattern, then text) printed by
+rapidjson's ``Writer::Double`` at the revision whose rounding the engine's files show
+(Tencent/rapidjson master, a throwaway C++ program, not part of this project): float32 and
+double edges (the float maximum widened, its neighbours, denormals, 2^64, 1e21 ...), 250
+random doubles where Grisu2 prints more digits than repr, 250 where it prints other digits of
+the same length, and 100 where they agree. The pure-Python path and the C twin must both
+print every one."""
 
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ from gameserde.o3de import _accel
 from gameserde.o3de._numbers import double_text
 from gameserde.o3de.text import JsonObject, write
 
-DATA = Path(__file__).parent / "data" / "grisu2-digits.txt"
+DATA = Path(__file__).parent / "data" / "numbers" / "grisu2-digits.txt"
 
 
 def cases() -> list[tuple[float, str]]:
