@@ -55,7 +55,7 @@ class FrozenBean(Mapping[str, Any]):
 
     def __init__(self, items: Mapping[str, Any]) -> None:
         self._items = {k: _frozen(k, v) for k, v in items.items()}
-        self._hash = hash(tuple(self._items.items()))
+        self._hash = hash(frozenset(self._items.items()))  # equal whatever the key order
 
     def __getitem__(self, key: str) -> Any:
         return self._items[key]
