@@ -7,15 +7,20 @@ dataclasses (:mod:`gameserde.zeze.python`). The lowering into :mod:`gameserde.sc
   ``kind`` ``"bean"``/``"beankey"``, ``base`` the full name of ``base=``, attributes
   ``type_id`` (hash64 of the full name, or ``TypeId=``), ``module`` (the enclosing module's
   full name), ``file``, ``line`` and ``extendable`` (only when true);
+* ``<external>``/``<externalkey>`` → :class:`Record` without fields (its fields decode as kept
+  unknown fields), attributes ``external``, ``module``, ``file`` and ``line``, no ``type_id``;
 * ``<variable>`` → :class:`Field` in declaration order with ``id``, ``default`` (``default=``
   read as the field's Python value, else None) and attributes ``line``, ``transient`` (only
-  when true) and ``default_text`` (the raw ``default=``, when given);
+  when true), ``default_text`` (the raw ``default=``, when given) and ``json``
+  (``JSON_OBJECT``/``JSON_ARRAY``, a string's ``value=``);
 * types: bool byte short int long → ``BOOL INT8 INT16 INT32 INT64``; float double →
   ``FLOAT32 FLOAT64``; binary string → ``BYTES STRING``; ``list[T]``/``array[T]`` → ``List``;
   ``set[T]`` → ``Set``; ``map[K,V]``/``sortedmap`` → ``Map``; a bean → ``Ref``; the vector
   types and decimal → ``Ref`` to the builtin records :data:`BUILTIN_RECORDS`; ``dynamic`` →
   ``Ref`` to a :class:`Union` named ``<bean>.<variable>`` (``kind="dynamic"``,
-  ``discriminator=INT64``, members ``{bean: (typeId, Ref(bean))}``, attribute ``special``).
+  ``discriminator=INT64``, members ``{bean: (typeId, Ref(bean))}``, attribute ``special``);
+  ``gtable[R,C,V]`` → ``Map(R, Ref(<bean>.<variable>))``, a record (attribute ``gtable``)
+  whose one field, id 1 ``Map1`` (``Map2`` when V is a bean), is ``Map(C, V)``.
 """
 
 from __future__ import annotations
