@@ -75,6 +75,16 @@ def test_external_beans_keep_every_field_their_class_writes() -> None:
     assert zeze.decode(EXTERNALS, "BSend", ID128) == {zeze.UNKNOWN_KEY: ID128_FIELDS}
 
 
+def test_an_external_bean_in_a_dynamic_with_its_type_id() -> None:
+    s = zeze.load_schema(solution('<external bean="a.X"/><bean name="B">'
+                                  '<variable id="1" name="d" type="dynamic">'
+                                  '<value bean="a.X:7"/></variable></bean>'))
+    value = {"d": zeze.Dynamic("a.X", {zeze.UNKNOWN_KEY: ID128_FIELDS})}
+    data = zeze.encode(s, "B", value)
+    assert data == bytes([(1 << TAG_SHIFT) + bb.DYNAMIC, 7]) + ID128 + b"\x00"
+    assert zeze.decode(s, "B", data)["d"] == zeze.Dynamic("a.X", value["d"].value, 7)
+
+
 def test_a_frozen_external_key_equals_its_dict() -> None:
     key = zeze.FrozenBean({zeze.UNKNOWN_KEY: ID128_FIELDS})
     assert key == {zeze.UNKNOWN_KEY: ID128_FIELDS} and hash(key) == hash(zeze.FrozenBean(key))
@@ -92,7 +102,7 @@ def test_an_external_bean_with_a_named_field_is_refused() -> None:
     ('<external bean="X"/><bean name="B"><variable id="1" name="d" type="dynamic">'
      '<value bean="X"/></variable></bean>',
      r"^<string>:3: app\.m\.B\.d: X is an external bean, whose TypeId its hand-written class "
-     r"gives, not the solution$"),
+     r"gives, not the solution; give it here \(bean=\"X:TYPEID\"\)$"),
     ('<external bean="a.X"/><bean name="B" base="a.X"/>',
      r"^<string>:3: bean app\.m\.B: its base a\.X is an external bean, whose fields the solution "
      r"does not give$"),

@@ -10,7 +10,8 @@ were the only form, ``Zeze/Gen/Types/TypeDynamic.cs``; Gen today ignores the att
 a string holding JSON text; the wire and the Python value stay a string, the field's
 attribute ``json`` records which). An external bean or beankey (``<external>``) has no
 fields in the solution: it lowers to a record without fields (attribute ``external``),
-whose fields all decode as kept unknown fields; it cannot be a dynamic's bean or a ``base=``.
+whose fields all decode as kept unknown fields; it cannot be a ``base=``, nor a dynamic's
+bean unless the dynamic gives its TypeId (``<value bean="X:N"/>``).
 Names: a built-in type name first, then a full (dotted) bean name as written, then an
 undotted name inside the declaring module. Collections do not nest; set elements and map
 keys must be keyable (bool, integers, string, binary, decimal, vectors, beankeys); a beankey's
@@ -292,9 +293,10 @@ class _Lowering:
             if target.kind != "bean":
                 raise fail(bean.file, line, f"{union_name}: a dynamic holds beans, and "
                            f"{target.name} is a beankey")
-            if target.external:
+            if target.external and not colon:
                 raise fail(bean.file, line, f"{union_name}: {target.name} is an external "
-                           "bean, whose TypeId its hand-written class gives, not the solution")
+                           "bean, whose TypeId its hand-written class gives, not the solution; "
+                           f"give it here (bean=\"{name}:TYPEID\")")
             type_id = target.type_id
             if colon:
                 specials += 1
