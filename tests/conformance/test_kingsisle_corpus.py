@@ -11,9 +11,10 @@ katsuba-types' two type-list samples. Every case is checked in every run, as the
   ``should-fail`` ones raise ``DecodeError`` with their offset and message (katsuba refuses
   them too);
 * re-encode: each decoded fixture encodes back to its own bytes, all 28 (6 of them have
-  non-zero padding bits, which the decoded objects keep; one is zlib data, which zlib level
-  9 reproduces); a new object of the same values (the JSON copy) encodes to the canonical
-  bytes, which differ from those 6 exactly in the bytes that hold their padding;
+  non-zero padding bits, which the decoded objects keep; one is zlib data, kept as well); a
+  new object of the same values (the JSON copy) encodes to the canonical bytes, which differ
+  from those 6 exactly in the bytes that hold their padding (for the zlib data, in what it
+  inflates to);
 * JSON and XML: ``to_json``/``from_json`` and ``to_xml``/``from_xml`` give the value back;
 * CLI: ``gameserde decode kingsisle`` with each fixture's options exits 0 and prints the
   value's JSON, or (the 2 should-fail ones) exits 1 with a one-line message naming the file.

@@ -126,10 +126,7 @@ def test_set_padding_bits_are_kept_by_us_and_ignored_by_katsuba() -> None:
                 stream = framed(ones, flags)
                 back = ser.decode(stream)
                 assert back == expected, (n, flags, shallow)
-                again = ser.encode(back)
-                assert body(again, flags) == ones, (n, flags, shallow)
-                if not flags & WITH_COMPRESSION:
-                    assert again == stream, (n, flags, shallow)
+                assert ser.encode(back) == stream, (n, flags, shallow)  # zlib data as read too
                 if flags in (0, ALL_FLAGS):  # a JSON copy is a new object: zero padding
                     copy = from_json(to_json(back, schema=schema), schema)
                     assert copy == back and ser.encode(copy) == data, (n, flags, shallow)

@@ -34,7 +34,7 @@ from gameserde.schema.model import Enum, List, Record, Ref
 if TYPE_CHECKING:
     from gameserde.kingsisle.serializer import Serializer
 
-API_VERSION = 2
+API_VERSION = 3
 
 speedups: Any = load_extension("gameserde.kingsisle._speedups", API_VERSION)
 
@@ -134,7 +134,8 @@ def _compile(ser: Serializer) -> Any:
                           isinstance(f.type, List), by_hash[prop_hash] is f, *kind))
         classes.append((type_hash, cls.name, frozenset(f.name for f in cls.fields), props))
     return speedups.Program(ser.shallow, classes, KiObject, KiObject.__dict__["type_name"],
-                            KiObject.__dict__["type_hash"], KiObject.__dict__["padding"])
+                            KiObject.__dict__["type_hash"], KiObject.__dict__["padding"],
+                            KiObject.__dict__["zlib_data"])
 
 
 def _category(schema: KiSchema, t: Any) -> str:

@@ -29,7 +29,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#define API_VERSION 2
+#define API_VERSION 3
 #define MAX_C_DEPTH 1000
 
 /* serializer flags the body depends on */
@@ -82,7 +82,7 @@ typedef struct {
     Py_ssize_t *table;  /* open addressing by type hash: class index, or -1 */
     PyTypeObject *kiobject;
     Py_ssize_t name_offset, hash_offset; /* KiObject's type_name and type_hash slots */
-    Py_ssize_t padding_offset;           /* and its padding slot */
+    Py_ssize_t padding_offset, zlib_offset; /* and its padding and zlib_data slots */
     PyObject *empty_args;
 } Program;
 
@@ -520,6 +520,7 @@ new_object(const Program *p, const Class *c)
     *(PyObject **)((char *)obj + p->name_offset) = Py_NewRef(c->name);
     *(PyObject **)((char *)obj + p->hash_offset) = Py_NewRef(c->hash_obj);
     *(PyObject **)((char *)obj + p->padding_offset) = Py_NewRef(Py_None);
+    *(PyObject **)((char *)obj + p->zlib_offset) = Py_NewRef(Py_None);
     return obj;
 }
 
@@ -1311,18 +1312,19 @@ slot_offset(PyObject *cls, PyObject *descriptor, Py_ssize_t *offset)
     return 0;
 }
 
-/* Program(shallow, classes, KiObject, its type_name, type_hash and padding slots) */
+/* Program(shallow, classes, KiObject, its type_name, type_hash, padding and zlib_data
+ * slots) */
 static PyObject *
 program_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
     int shallow;
-    PyObject *classes, *kiobject, *name_slot, *hash_slot, *padding_slot;
+    PyObject *classes, *kiobject, *name_slot, *hash_slot, *padding_slot, *zlib_slot;
     if (kwds != NULL && PyDict_GET_SIZE(kwds)) {
         PyErr_SetString(PyExc_TypeError, "Program takes no keyword arguments");
         return NULL;
     }
-    if (!PyArg_ParseTuple(args, "pO!O!OOO", &shallow, &PyList_Type, &classes, &PyType_Type,
-                          &kiobject, &name_slot, &hash_slot, &padding_slot))
+    if (!PyArg_ParseTuple(args, "pO!O!OOOO", &shallow, &PyList_Type, &classes, &PyType_Type,
+                          &kiobject, &name_slot, &hash_slot, &padding_slot, &zlib_slot))
         return NULL;
     PyTypeObject *ki = (PyTypeObject *)kiobject;
     if (!PyType_IsSubtype(ki, &PyDict_Type) || ki->tp_new != PyDict_Type.tp_new) {
@@ -1351,7 +1353,8 @@ program_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         self->table[i] = -1;
     if (slot_offset(kiobject, name_slot, &self->name_offset) < 0
             || slot_offset(kiobject, hash_slot, &self->hash_offset) < 0
-            || slot_offset(kiobject, padding_slot, &self->padding_offset) < 0) {
+            || slot_offset(kiobject, padding_slot, &self->padding_offset) < 0
+            || slot_offset(kiobject, zlib_slot, &self->zlib_offset) < 0) {
         Py_DECREF(self);
         return NULL;
     }

@@ -166,7 +166,7 @@ def _zlib_rows(data: bytes, offset: int, sections: list[Section], title: str,
     to, which is returned."""
     root = Path(None, "$")
     rows = sections[-1].rows
-    inflated = Serializer._inflate(data, offset, budget)
+    inflated, _ = Serializer._inflate(data, offset, budget)
     rows.append(Region(offset, 4, root, "inflated size", f"{len(inflated)} bytes"))
     rows.append(Region(offset + 4, len(data) - 4, root, "zlib data",
                        f"{len(data) - 4} bytes inflating to {len(inflated)}"))

@@ -23,17 +23,25 @@ class KiObject(dict[str, Any]):
     ``padding`` is None, or the padding bits a decoder read in this object that were not
     zero: ``{n: bits}`` for the n-th alignment within the object that skipped bits (the
     alignment before a nested object's type hash is its parent's; the root's last byte ends
-    with one), ``bits`` shifted down to bit 0. The encoder writes them back where that
-    alignment skips as many bits, so an unchanged object re-encodes to the bytes it was read
-    from. It is not a property: equality, JSON and XML leave it out."""
+    with one), ``bits`` shifted down to bit 0. The encoder writes them back where the same
+    alignment skips bits they fit in, so an unchanged object re-encodes to the bytes it was
+    read from.
 
-    __slots__ = ("padding", "type_hash", "type_name")
+    ``zlib_data`` is None, or for a root decoded from compressed data the zlib data it was
+    read from: ``(manual compression's, WITH_COMPRESSION's)``, each bytes or None. The
+    encoder writes it again where it inflates to exactly what is to be written, so zlib data
+    of any deflater re-encodes unchanged.
+
+    Neither is a property: equality, JSON and XML leave them out."""
+
+    __slots__ = ("padding", "type_hash", "type_name", "zlib_data")
 
     def __init__(self, type_name: str, type_hash: int, properties: Any = ()) -> None:
         super().__init__(properties)
         self.type_name = type_name
         self.type_hash = type_hash
         self.padding: dict[int, int] | None = None
+        self.zlib_data: tuple[bytes | None, bytes | None] | None = None
 
     def __getattr__(self, name: str) -> Any:
         if name in _SLOTS:  # a slot not set yet (copy and pickle make objects so): no property

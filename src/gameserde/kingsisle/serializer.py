@@ -206,12 +206,14 @@ class Serializer:
         self.skipped = []
         if not self.manual_compression:
             return self._stream(data, budget)
-        data = self._inflate(data, 0, budget)
+        data, outer = self._inflate(data, 0, budget)
         try:
-            return self._stream(data, budget)
+            root = self._stream(data, budget)
         except DecodeError as e:
             _note_inflated(e)
             raise
+        root.zlib_data = (outer, root.zlib_data[1] if root.zlib_data else None)
+        return root
 
     def _stream(self, data: bytes, budget: Inflating) -> KiObject:
         """The root object of a stream: its flags word, compression and body."""
@@ -221,22 +223,25 @@ class Serializer:
                 raise DecodeError("the stream's flags word needs 4 bytes", offset=0,
                                   format="kingsisle")
             flags, pos = int.from_bytes(data[:4], "little") & ALL_FLAGS, 4
-        inflated = False
+        inner = None
         if flags & WITH_COMPRESSION:
             if len(data) <= pos:
                 raise DecodeError("the compression marker is missing", offset=pos,
                                   format="kingsisle")
             marker, pos = data[pos], pos + 1
             if marker:
-                data, pos, inflated = self._inflate(data[pos:], pos, budget), 0, True
+                (data, inner), pos = self._inflate(data[pos:], pos, budget), 0
         try:
-            return self._body(data[pos:], flags)
+            root = self._body(data[pos:], flags)
         except DecodeError as e:  # offsets in the input, or said to be in inflated data
-            if inflated:
+            if inner is not None:
                 _note_inflated(e)
             elif e.offset is not None:
                 e.offset += pos
             raise
+        if inner is not None:
+            root.zlib_data = (None, inner)
+        return root
 
     def _body(self, data: bytes, flags: int) -> KiObject:
         """The root object of a stream's body, read with ``flags``."""
@@ -255,9 +260,10 @@ class Serializer:
         return root
 
     @staticmethod
-    def _inflate(data: bytes, offset: int, budget: Inflating) -> bytes:
+    def _inflate(data: bytes, offset: int, budget: Inflating) -> tuple[bytes, bytes]:
         """``u32 inflated size | zlib data``, inflated within ``budget`` (refused before
-        inflating when the declared size is past it; zlib stops at the declared size)."""
+        inflating when the declared size is past it; zlib stops at the declared size); and
+        the zlib data (what follows it is not)."""
         if len(data) < 4:
             raise DecodeError("the inflated size needs 4 bytes", offset=offset,
                               format="kingsisle")
@@ -274,7 +280,7 @@ class Serializer:
                               f"{'+' if not inflater.eof and len(out) > size else ''} bytes, "
                               f"not the {size} the stream says", offset=offset,
                               format="kingsisle")
-        return out
+        return out, data[4:len(data) - len(inflater.unused_data)]
 
     def _object(self, r: BitReader, depth: int) -> KiObject | None:
         if depth >= self.recursion_limit:
@@ -436,8 +442,9 @@ class Serializer:
 
     def encode(self, obj: KiObject) -> bytes:
         """The stream of the root object ``obj`` (the padding bits its objects kept from a
-        decode, else zeros; zlib's own compression at level 9 where the flags ask for it,
-        which inflates to the same body as katsuba's)."""
+        decode, else zeros; where the flags ask for compression, the zlib data ``obj`` was
+        read from when it inflates to what is written, else zlib's own at level 9, which
+        inflates to the same body as katsuba's)."""
         if obj is None:
             raise EncodeError("the root object must not be null", format="kingsisle")
         body = _accel.encode(self, obj)
@@ -446,19 +453,23 @@ class Serializer:
             with recursion_room(_FRAMES_PER_LEVEL * self.recursion_limit + 100):
                 self._write_object(obj, w, 0)
             body = w.getvalue()
+        outer, inner = _zlib_data_of(obj)
         out = bytearray()
         if self.flags & STATEFUL_FLAGS:
             out += self.flags.to_bytes(4, "little")
         if self.flags & WITH_COMPRESSION:
-            packed = zlib.compress(body, 9)
-            if 5 + len(packed) < len(body):  # katsuba's rule
+            if inner is not None and _inflates_to(inner, body):  # as read
+                out += b"\x01" + _u32(len(body), "the inflated size") + inner
+            elif 5 + len(packed := zlib.compress(body, 9)) < len(body):  # katsuba's rule
                 out += b"\x01" + _u32(len(body), "the inflated size") + packed
             else:
                 out += b"\x00" + body
         else:
             out += body
         if self.manual_compression:
-            return _u32(len(out), "the inflated size") + zlib.compress(bytes(out), 9)
+            if outer is None or not _inflates_to(outer, out):
+                outer = zlib.compress(bytes(out), 9)
+            return _u32(len(out), "the inflated size") + outer
         return bytes(out)
 
     def _write_object(self, obj: Any, w: BitWriter, depth: int) -> None:
@@ -640,6 +651,26 @@ def _padding_of(cls: Record, obj: KiObject) -> dict[Any, Any] | None:
         raise EncodeError(f"the padding of a {cls.name} must be None or a dict, not "
                           f"{_show(padding)}", format="kingsisle")
     return padding
+
+
+def _zlib_data_of(obj: Any) -> tuple[bytes | None, bytes | None]:
+    """The zlib data ``obj`` was read from (its ``zlib_data``): manual compression's and
+    WITH_COMPRESSION's, each None when there is none or it is no bytes."""
+    kept = getattr(obj, "zlib_data", None)
+    if not isinstance(kept, tuple) or len(kept) != 2:
+        return None, None
+    outer, inner = (part if isinstance(part, bytes) else None for part in kept)
+    return outer, inner
+
+
+def _inflates_to(packed: bytes, data: bytes | bytearray) -> bool:
+    """Whether the zlib data ``packed`` inflates to exactly ``data`` (inflating no more)."""
+    inflater = zlib.decompressobj()
+    try:
+        out = inflater.decompress(packed, len(data) + 1)
+    except zlib.error:
+        return False
+    return out == data and inflater.eof and not inflater.unused_data
 
 
 def _float_in(value: Any, type_name: str) -> float:
