@@ -111,12 +111,14 @@ def test_a_clean_file_reports_nothing(capsys: pytest.CaptureFixture[str]) -> Non
         assert (code, out, err) == (0, (DATA / name).read_text(), "")
 
 
-def _typed(type_: str, doc: Any, registry: o3de.Registry) -> tuple[Any, list[Issue]]:
-    """What the command line does: load, store, keep what the load did not take."""
+def _typed(type_: str, doc: Any, registry: o3de.Registry) -> tuple[Any, o3de.Result]:
+    """What the command line does: load, store, keep what the load did not take (a halted
+    load is an error there: the document comes back as ``None``)."""
     value, result = o3de.load(type_, doc, registry=registry)
-    assert not result.code.halted
+    if result.code.halted:
+        return None, result
     stored, _ = o3de.store(value, type_, registry=registry)
-    return keep_untyped(stored, doc, result.issues), result.issues
+    return keep_untyped(stored, doc, result.issues), result
 
 
 def _leaves(value: Any, pointer: str = "") -> list[tuple[str, Any]]:
@@ -174,31 +176,28 @@ def _only_given(value: Any, given: Any) -> Any:
     return value
 
 
-@pytest.mark.parametrize(("name", "type_", "least"), [("courtyard.prefab", PREFAB, 120),
-                                                      ("stone.material", MATERIAL, 15)])
+@pytest.mark.parametrize(("name", "type_", "least"), [("courtyard.prefab", PREFAB, 70),
+                                                      ("stone.material", MATERIAL, 10)])
 def test_every_rejected_value_of_a_saved_file_comes_back_as_it_was(name: str, type_: str,
                                                                     least: int) -> None:
-    """Each value of an engine-saved file given a wrong JSON kind, and each member renamed:
-    when the load reports it and goes on, decode gives the mutated file back byte for byte
-    (a renamed member whose field the engine always writes also brings that field, at its
-    default: ``"Parent Entity": ""``)."""
+    """Each value of an engine-saved file given a wrong JSON kind, or its member renamed
+    (every other value): when the load reports it and goes on, decode gives the mutated file
+    back byte for byte (a renamed member whose field the engine always writes also brings
+    that field, at its default: ``"Parent Entity": ""``)."""
     registry = engine_registry()
     saved = o3de.parse((DATA / name).read_text())
     checked = 0
-    for pointer, _ in _leaves(saved)[1:]:
-        for make in (_wrong, _rename):
-            if make is _rename and pointer.rsplit("/", 1)[-1].isdigit():
-                continue
-            doc = _replaced(saved, pointer, make)
-            _, result = o3de.load(type_, doc, registry=registry)
-            if result.code.halted or not result.issues:
-                continue  # refused as a whole, or taken (coerced) by the engine's rules
-            kept, _ = _typed(type_, doc, registry)
-            if make is _rename:
-                kept = _only_given(kept, doc)
-            assert o3de.write(kept) == o3de.write(doc), (pointer, make.__name__)
-            checked += 1
-    assert checked >= least
+    for index, (pointer, _) in enumerate(_leaves(saved)[1:]):
+        rename = index % 2 == 1 and not pointer.rsplit("/", 1)[-1].isdigit()
+        doc = _replaced(saved, pointer, _rename if rename else _wrong)
+        kept, result = _typed(type_, doc, registry)
+        if result.code.halted or not result.issues:
+            continue  # refused as a whole, or taken (coerced) by the engine's rules
+        if rename:
+            kept = _only_given(kept, doc)
+        assert o3de.write(kept) == o3de.write(doc), (pointer, rename)
+        checked += 1
+    assert checked >= least, checked
 
 
 REGISTRY = o3de.Registry()
@@ -228,14 +227,14 @@ REGISTRY.add_class("Light", "{5B4C1F0E-0000-4000-8000-00000000A001}",
 ])
 def test_keep_untyped_restores_each_reported_place(doc: Any, kept: Any) -> None:
     doc = o3de.parse(o3de.write(doc))
-    out, issues = _typed("Light", doc, REGISTRY)
+    out, result = _typed("Light", doc, REGISTRY)
     assert o3de.write(out) == o3de.write(doc if kept is None else kept)
-    assert bool(issues) == (kept is None)
+    assert bool(result.issues) == (kept is None)
 
 
 def test_keep_untyped_at_the_root_and_without_issues() -> None:
-    out, issues = _typed("Light", [1, 2], REGISTRY)
-    assert out == [1, 2] and [i.path for i in innermost(issues)] == [""]
+    out, result = _typed("Light", [1, 2], REGISTRY)
+    assert out == [1, 2] and [i.path for i in innermost(result.issues)] == [""]
     stored = {"Intensity": 2.0}
     assert keep_untyped(stored, {"Intensity": "2"}, []) is stored
 
