@@ -16,7 +16,7 @@ import pytest
 from gameserde import o3de
 from gameserde.cli import main
 from gameserde.o3de import _plans
-from gameserde.o3de._untyped import innermost, keep_untyped, pointer_steps
+from gameserde.o3de._untyped import innermost, keep_untyped, pointer_steps, repeated_names
 from gameserde.o3de.engine import MATERIAL, PREFAB, engine_registry
 from gameserde.o3de.result import Issue, Outcomes, Processing, ResultCode, Tasks
 
@@ -41,6 +41,16 @@ def _wrong_translate() -> str:
     return o3de.write(doc)
 
 
+def _repeated_translate() -> str:
+    doc = o3de.parse((DATA / "courtyard.prefab").read_text())
+    component = doc["Entities"]["Entity_[4201773540617]"]["Components"][
+        "Component_[5171032467735286723]"]
+    data = component["Transform Data"]
+    component["Transform Data"] = o3de.JsonObject([("Translate", [1.0, 2.0, 3.0]),
+                                                   *data.items()])
+    return o3de.write(doc)
+
+
 def _renamed_property_values() -> str:
     text = (DATA / "stone.material").read_text()
     return text.replace('"propertyValues"', '"propertyValuez"')
@@ -49,6 +59,7 @@ def _renamed_property_values() -> str:
 @pytest.mark.parametrize(("name", "text", "pointers"), [
     ("wrong.prefab", _wrong_translate(), [TRANSLATE]),
     ("renamed.material", _renamed_property_values(), ["/propertyValuez"]),
+    ("repeated.prefab", _repeated_translate(), [TRANSLATE.rsplit("/", 1)[0]]),
     ("kingsisle.prefab", KINGSISLE, ["/version", "/classes"]),
 ])
 def test_decode_keeps_and_reports_what_the_load_rejects(
@@ -105,6 +116,19 @@ def test_decode_reports_what_the_store_leaves_out(tmp_path: Path,
     assert run(capsys, "verify", "o3de", *typed, str(path))[0] == 1
 
 
+def test_repeated_names_are_reported(tmp_path: Path,
+                                     capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "repeated.prefab"
+    path.write_text(_repeated_translate())
+    _, _, err = run(capsys, "decode", "o3de", str(path))
+    assert err == (f"gameserde: {path}: at {TRANSLATE.rsplit('/', 1)[0]}: the member name "
+                   '"Translate" is repeated; the load reads each in turn into one value, which '
+                   "the store writes once; kept as the file has it\n")
+    assert repeated_names(o3de.parse('[{"a": {"b~/": [1, {"x": 1, "x": 2, "x": 3}]}, '
+                                     '"a": 1, "c": 2, "a": 3}]')) == [
+        ("/0", "a"), ("/0/a/b~0~1/1", "x")]
+
+
 def test_a_clean_file_reports_nothing(capsys: pytest.CaptureFixture[str]) -> None:
     for name in ("courtyard.prefab", "stone.material"):
         code, out, err = run(capsys, "decode", "o3de", "--strict", str(DATA / name))
@@ -118,7 +142,8 @@ def _typed(type_: str, doc: Any, registry: o3de.Registry) -> tuple[Any, o3de.Res
     if result.code.halted:
         return None, result
     stored, _ = o3de.store(value, type_, registry=registry)
-    return keep_untyped(stored, doc, result.issues), result
+    pointers = [i.path for i in result.issues] + [p for p, _ in repeated_names(doc)]
+    return keep_untyped(stored, doc, pointers), result
 
 
 def _leaves(value: Any, pointer: str = "") -> list[tuple[str, Any]]:

@@ -14,13 +14,18 @@ along the reported pointers and puts the document's value back, verbatim:
 * an enclosing place the store left out (a container entry dropped because its value
   failed, an object written as nothing but defaults) is kept whole;
 * where the two do not correspond step by step -- a value of another JSON kind (a layout the
-  load converted, such as an older array read into a map), a name the object repeats (a
-  pointer cannot tell which member it means), an array whose length does not follow from the
-  reported elements, a step the document lacks -- the document's whole value at that place is
-  kept.
+  load converted, such as an older array read into a map), an object that repeats a member
+  name (a pointer cannot tell which member it means), an array whose length does not follow
+  from the reported elements, a step the document lacks -- the document's whole value at
+  that place is kept.
 
 So every value under a reported pointer comes out as the file has it and nothing reported is
 lost; what was loaded without a report comes out as the store writes it.
+
+A member name an object repeats is read by the load member after member into the same
+value (for a class member the last one wins), so the store writes it once, without a
+report: :func:`repeated_names` finds them, and the objects that hold them are kept whole the
+same way.
 """
 
 from __future__ import annotations
@@ -31,7 +36,7 @@ from gameserde.o3de._context import is_object, members
 from gameserde.o3de.result import Issue
 from gameserde.o3de.text import JsonObject
 
-__all__ = ["innermost", "keep_untyped", "pointer_steps"]
+__all__ = ["innermost", "keep_untyped", "pointer_steps", "repeated_names"]
 
 
 def pointer_steps(pointer: str) -> tuple[str, ...]:
@@ -51,11 +56,11 @@ class _Node:
         self.reported = False
 
 
-def _tree(issues: list[Issue]) -> _Node:
+def _tree(pointers: list[str]) -> _Node:
     root = _Node()
-    for issue in issues:
+    for pointer in pointers:
         node = root
-        for step in pointer_steps(issue.path):
+        for step in pointer_steps(pointer):
             node = node.children.setdefault(step, _Node())
         node.reported = True
     return root
@@ -63,7 +68,7 @@ def _tree(issues: list[Issue]) -> _Node:
 
 def innermost(issues: list[Issue]) -> list[Issue]:
     """The issues below whose pointer no other issue is reported (in report order)."""
-    root = _tree(issues)
+    root = _tree([issue.path for issue in issues])
     out = []
     for issue in issues:
         node = root
@@ -74,12 +79,39 @@ def innermost(issues: list[Issue]) -> list[Issue]:
     return out
 
 
-def keep_untyped(stored: Any, document: Any, issues: list[Issue]) -> Any:
-    """``stored`` (what the store wrote after loading ``document``) with every value under the
-    load's reported pointers as ``document`` has it. Neither argument is changed."""
-    if not issues:
+def repeated_names(document: Any) -> list[tuple[str, str]]:
+    """``(pointer, name)`` for each member name an object of ``document`` repeats (once per
+    object and name), in document order."""
+    found: list[tuple[str, str]] = []
+    stack: list[tuple[Any, str]] = [(document, "")]
+    while stack:
+        value, pointer = stack.pop()
+        if is_object(value):
+            pairs = members(value)
+            seen: set[str] = set()
+            repeated: set[str] = set()
+            for name, _ in pairs:
+                if name in seen and name not in repeated:
+                    repeated.add(name)
+                    found.append((pointer, name))
+                seen.add(name)
+            stack.extend((v, f"{pointer}/{_escape(k)}") for k, v in reversed(pairs))
+        elif isinstance(value, list):
+            stack.extend((v, f"{pointer}/{i}") for i, v in reversed(list(enumerate(value))))
+    return found
+
+
+def _escape(name: str) -> str:
+    return name.replace("~", "~0").replace("/", "~1")
+
+
+def keep_untyped(stored: Any, document: Any, pointers: list[str]) -> Any:
+    """``stored`` (what the store wrote after loading ``document``) with every value under
+    ``pointers`` (the load's reported places, and the objects that repeat a name) as
+    ``document`` has it. Neither argument is changed."""
+    if not pointers:
         return stored
-    return _merge(document, stored, _tree(issues))
+    return _merge(document, stored, _tree(pointers))
 
 
 def _merge(given: Any, stored: Any, node: _Node) -> Any:
@@ -95,10 +127,12 @@ def _merge(given: Any, stored: Any, node: _Node) -> Any:
 def _merge_object(given: Any, stored: Any, node: _Node) -> Any:
     given_members = members(given)
     given_names = [name for name, _ in given_members]
+    if len(set(given_names)) < len(given_names):
+        return given
     out = list(members(stored))
     out_names = [name for name, _ in out]
     for step in node.children:
-        if given_names.count(step) != 1 or out_names.count(step) > 1:
+        if step not in given_names or out_names.count(step) > 1:
             return given
     for step, child in node.children.items():
         value = given_members[given_names.index(step)][1]

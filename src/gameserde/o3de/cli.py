@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import json
 import sys
 from collections.abc import Mapping
 from pathlib import PurePath
@@ -14,7 +15,7 @@ from gameserde import _expansion
 from gameserde.cli import CommandError
 from gameserde.errors import DecodeError, GameserdeError
 from gameserde.o3de._budget import DEFAULT_MAX_EXPANSION
-from gameserde.o3de._untyped import innermost, keep_untyped
+from gameserde.o3de._untyped import innermost, keep_untyped, repeated_names
 from gameserde.o3de.engine import DOCUMENT_TYPES, engine_registry
 from gameserde.o3de.load import load
 from gameserde.o3de.registry import Registry
@@ -123,8 +124,9 @@ def _user_registry(spec: str) -> Registry:
 class _Typed(NamedTuple):
     """A document as the command writes it, and with --registry the Result of loading it as
     --type and one line per issue: ``kept``, each innermost place the load reported (the
-    engine also reports on every enclosing value, which says nothing more), whose value is
-    kept as the file has it; ``stored``, each issue of the store."""
+    engine also reports on every enclosing value, which says nothing more) and each member
+    name an object repeats (read into one value), kept as the file has them; ``stored``,
+    each issue of the store."""
 
     document: Any
     result: Result | None = None
@@ -179,9 +181,14 @@ def _typed(args: argparse.Namespace, doc: Any) -> _Typed:
         raise _issue_error(result, f"the document does not load as {name}")
     keep = getattr(args, "keep_defaults", False)
     stored, stored_result = store(value, name, registry=registry, keep_defaults=keep)
-    return _Typed(keep_untyped(stored, doc, result.issues), result,
-                  tuple(f"at {issue.path or 'the root'}: {_described(issue)}"
-                        for issue in innermost(result.issues)),
+    repeats = repeated_names(doc)
+    kept = [f"at {issue.path or 'the root'}: {_described(issue)}"
+            for issue in innermost(result.issues)]
+    kept += [f"at {pointer or 'the root'}: the member name {json.dumps(member)} is repeated; "
+             "the load reads each in turn into one value, which the store writes once"
+             for pointer, member in repeats]
+    pointers = [issue.path for issue in result.issues] + [pointer for pointer, _ in repeats]
+    return _Typed(keep_untyped(stored, doc, pointers), result, tuple(kept),
                   tuple(f"storing {issue.path}: {_described(issue)}"
                         for issue in stored_result.issues))
 
