@@ -50,10 +50,11 @@ def c_twin(enabled: bool) -> Iterator[None]:
 
 def shape(v: Any) -> Any:
     """``v`` with every type made explicit (float bits exact, NaN payloads included, the
-    padding bits an object kept)."""
+    padding bits and trailing bytes an object kept)."""
     if isinstance(v, dict):
         return (type(v).__name__, getattr(v, "type_name", None), getattr(v, "type_hash", None),
-                getattr(v, "padding", None), [(k, shape(x)) for k, x in v.items()])
+                getattr(v, "padding", None), getattr(v, "trailing", None),
+                [(k, shape(x)) for k, x in v.items()])
     if isinstance(v, list | tuple):
         return (type(v).__name__, [shape(x) for x in v])
     if isinstance(v, float):
@@ -96,8 +97,10 @@ def test_c_serves_the_common_case() -> None:
         value = case_value(flags, shallow, mask, True, flags)
         body = _accel.encode(ser, value)
         assert body is not None
-        decoded = _accel.decode(ser, body, flags)
-        assert decoded is not None and type(decoded) is KiObject
+        read = _accel.decode(ser, body, flags)
+        assert read is not None and read[1] == len(body)
+        decoded = read[0]
+        assert type(decoded) is KiObject
         assert shape(decoded) == shape(ser.decode(ser.encode(value)))
         assert decoded.m_items[0].type_name == "class Item" and decoded.m_int == value["m_int"]
 
@@ -388,7 +391,7 @@ def test_subclasses_that_hook_the_reference_keep_it() -> None:
     data = Spy(SCHEMA).encode(value)
     assert Spy(SCHEMA).decode(data) == value
     assert {kind for kind, _ in calls} == {"read", "write"}
-    assert _accel.decode(Plain(SCHEMA), data, 0) == value
+    assert _accel.decode(Plain(SCHEMA), data, 0) == (value, len(data))
     assert _accel.encode(Plain(SCHEMA), value) == data
 
 

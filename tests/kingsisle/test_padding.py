@@ -206,9 +206,10 @@ def test_the_c_twin_itself_reads_and_writes_padding() -> None:
     """Not a fallback to the reference: the C twin's own decode and encode keep the bits."""
     ser = Serializer(NESTED)
     with accelerated(True):
-        obj = _accel.decode(ser, PADDED, 0)
-        assert obj is not None and (obj.padding, obj["m_c"].padding) == ({1: 0x52, 2: 0x78},
-                                                                        {1: 0x07})
+        read = _accel.decode(ser, PADDED, 0)
+        assert read is not None and read[1] == len(PADDED)
+        obj = read[0]
+        assert (obj.padding, obj["m_c"].padding) == ({1: 0x52, 2: 0x78}, {1: 0x07})
         assert _accel.encode(ser, obj) == PADDED
 
 

@@ -59,15 +59,20 @@ def test_zlib_data_of_another_level_is_written_again() -> None:
 
 
 def test_what_the_zlib_data_held_is_kept() -> None:
-    """The zlib data as read, the stream after it left out; the padding inside it kept."""
+    """The zlib data as read, without what follows it (kept apart, in ``trailing``); the
+    padding inside it kept."""
     ser = Serializer(NESTED, flags=WITH_COMPRESSION, manual_compression=True)
     inner = zlib.compress(PADDED, 1)
     stream = b"\x01" + len(PADDED).to_bytes(4, "little") + inner + b"trailing"
     outer = zlib.compress(stream, 1)
-    obj = ser.decode(len(stream).to_bytes(4, "little") + outer + b"after")
+    data = len(stream).to_bytes(4, "little") + outer + b"after"
+    obj = ser.decode(data)
     assert obj.zlib_data == (outer, inner)
+    assert obj.trailing == ((4 + len(outer), b"after"), (5 + len(inner), b"trailing"), None)
     assert obj == nested_value() and obj.padding == {1: 0x52, 2: 0x78}
-    again = ser.encode(obj)  # the inner zlib data as read, without what followed it
+    assert ser.encode(obj) == data
+    obj.trailing = None  # the zlib data as read, without what followed it
+    again = ser.encode(obj)
     assert zlib.decompress(again[4:]) == stream[:-8]
     assert ser.decode(again).zlib_data == (again[4:], inner)
 

@@ -34,7 +34,7 @@ from gameserde.schema.model import Enum, List, Record, Ref
 if TYPE_CHECKING:
     from gameserde.kingsisle.serializer import Serializer
 
-API_VERSION = 3
+API_VERSION = 4
 
 speedups: Any = load_extension("gameserde.kingsisle._speedups", API_VERSION)
 
@@ -56,17 +56,18 @@ _PROGRAMS: weakref.WeakKeyDictionary[KiSchema, dict[tuple[bool, int], Any]] = (
 """Each schema's programs by (shallow, property mask): one-off serializers share them."""
 
 
-def decode(ser: Serializer, body: bytes, flags: int) -> KiObject | None:
-    """The root object of a stream body read with the stream's ``flags``, or None when the
-    reference must read it."""
+def decode(ser: Serializer, body: bytes, flags: int) -> tuple[KiObject, int] | None:
+    """The root object of a stream body read with the stream's ``flags`` and the byte it
+    ends before, or None when the reference must read it."""
     program = _program(ser, decoding=True)
     if program is None:
         return None
     skipped: list[tuple[int, str, int]] | None = [] if ser.skip_unknown_types else None
-    root: KiObject | None = speedups.decode(program, body, flags, _limit(ser), skipped)
-    if root is not None and skipped:
+    decoded: tuple[KiObject, int] | None = speedups.decode(program, body, flags, _limit(ser),
+                                                           skipped)
+    if decoded is not None and skipped:
         ser.skipped.extend(skipped)
-    return root
+    return decoded
 
 
 def encode(ser: Serializer, obj: Any) -> bytes | None:
@@ -135,7 +136,7 @@ def _compile(ser: Serializer) -> Any:
         classes.append((type_hash, cls.name, frozenset(f.name for f in cls.fields), props))
     return speedups.Program(ser.shallow, classes, KiObject, KiObject.__dict__["type_name"],
                             KiObject.__dict__["type_hash"], KiObject.__dict__["padding"],
-                            KiObject.__dict__["zlib_data"])
+                            KiObject.__dict__["zlib_data"], KiObject.__dict__["trailing"])
 
 
 def _category(schema: KiSchema, t: Any) -> str:

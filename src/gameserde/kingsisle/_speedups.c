@@ -29,7 +29,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#define API_VERSION 3
+#define API_VERSION 4
 #define MAX_C_DEPTH 1000
 
 /* serializer flags the body depends on */
@@ -82,7 +82,8 @@ typedef struct {
     Py_ssize_t *table;  /* open addressing by type hash: class index, or -1 */
     PyTypeObject *kiobject;
     Py_ssize_t name_offset, hash_offset; /* KiObject's type_name and type_hash slots */
-    Py_ssize_t padding_offset, zlib_offset; /* and its padding and zlib_data slots */
+    Py_ssize_t padding_offset, zlib_offset, trailing_offset; /* and its padding, zlib_data
+                                                              * and trailing slots */
     PyObject *empty_args;
 } Program;
 
@@ -521,6 +522,7 @@ new_object(const Program *p, const Class *c)
     *(PyObject **)((char *)obj + p->hash_offset) = Py_NewRef(c->hash_obj);
     *(PyObject **)((char *)obj + p->padding_offset) = Py_NewRef(Py_None);
     *(PyObject **)((char *)obj + p->zlib_offset) = Py_NewRef(Py_None);
+    *(PyObject **)((char *)obj + p->trailing_offset) = Py_NewRef(Py_None);
     return obj;
 }
 
@@ -1312,19 +1314,21 @@ slot_offset(PyObject *cls, PyObject *descriptor, Py_ssize_t *offset)
     return 0;
 }
 
-/* Program(shallow, classes, KiObject, its type_name, type_hash, padding and zlib_data
- * slots) */
+/* Program(shallow, classes, KiObject, its type_name, type_hash, padding, zlib_data and
+ * trailing slots) */
 static PyObject *
 program_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
     int shallow;
     PyObject *classes, *kiobject, *name_slot, *hash_slot, *padding_slot, *zlib_slot;
+    PyObject *trailing_slot;
     if (kwds != NULL && PyDict_GET_SIZE(kwds)) {
         PyErr_SetString(PyExc_TypeError, "Program takes no keyword arguments");
         return NULL;
     }
-    if (!PyArg_ParseTuple(args, "pO!O!OOOO", &shallow, &PyList_Type, &classes, &PyType_Type,
-                          &kiobject, &name_slot, &hash_slot, &padding_slot, &zlib_slot))
+    if (!PyArg_ParseTuple(args, "pO!O!OOOOO", &shallow, &PyList_Type, &classes, &PyType_Type,
+                          &kiobject, &name_slot, &hash_slot, &padding_slot, &zlib_slot,
+                          &trailing_slot))
         return NULL;
     PyTypeObject *ki = (PyTypeObject *)kiobject;
     if (!PyType_IsSubtype(ki, &PyDict_Type) || ki->tp_new != PyDict_Type.tp_new) {
@@ -1354,7 +1358,8 @@ program_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     if (slot_offset(kiobject, name_slot, &self->name_offset) < 0
             || slot_offset(kiobject, hash_slot, &self->hash_offset) < 0
             || slot_offset(kiobject, padding_slot, &self->padding_offset) < 0
-            || slot_offset(kiobject, zlib_slot, &self->zlib_offset) < 0) {
+            || slot_offset(kiobject, zlib_slot, &self->zlib_offset) < 0
+            || slot_offset(kiobject, trailing_slot, &self->trailing_offset) < 0) {
         Py_DECREF(self);
         return NULL;
     }
@@ -1399,9 +1404,9 @@ limit_arg(PyObject *program, int limit)
     return 0;
 }
 
-/* decode(program, body, flags, limit, skipped) -> the root KiObject, or None; skipped is a
- * list to note skipped unknown types and properties in (skip_unknown_types), or None to give
- * up on them */
+/* decode(program, body, flags, limit, skipped) -> (the root KiObject, the byte it ends
+ * before), or None; skipped is a list to note skipped unknown types and properties in
+ * (skip_unknown_types), or None to give up on them */
 static PyObject *
 ki_decode(PyObject *module, PyObject *args)
 {
@@ -1428,7 +1433,17 @@ ki_decode(PyObject *module, PyObject *args)
         PyErr_Clear();
         Py_RETURN_NONE;
     }
-    return root; /* a null root is None too: the reference reports it */
+    if (root == Py_None) /* a null root: the reference reports it */
+        return root;
+    PyObject *end = PyLong_FromUnsignedLongLong(r.pos >> 3); /* aligned by the root */
+    PyObject *result = end == NULL ? NULL : PyTuple_Pack(2, root, end);
+    Py_XDECREF(end);
+    Py_DECREF(root);
+    if (result == NULL) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    return result;
 }
 
 /* encode(program, root, flags, limit) -> the body's bytes, or None */
@@ -1455,7 +1470,8 @@ ki_encode(PyObject *module, PyObject *args)
 
 static PyMethodDef methods[] = {
     {"decode", ki_decode, METH_VARARGS,
-     "decode(program, body, flags, limit, skipped) -> the root KiObject, or None"},
+     "decode(program, body, flags, limit, skipped) -> (the root KiObject, the byte it ends "
+     "before), or None"},
     {"encode", ki_encode, METH_VARARGS,
      "encode(program, root, flags, limit) -> the body's bytes, or None"},
     {NULL, NULL, 0, NULL},

@@ -4,6 +4,7 @@ type list, as JSON (or XML) text."""
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from gameserde._bytemap import Path as MapPath
@@ -14,7 +15,14 @@ from gameserde.errors import DecodeError, SchemaError
 from gameserde.kingsisle.files import BIND_FLAGS, BIND_MAGIC, read_bind, write_bind
 from gameserde.kingsisle.inspect import MAP_EXPANSION, StreamMap
 from gameserde.kingsisle.objects import KiObject
-from gameserde.kingsisle.serializer import ALL_FLAGS, MAX_EXPANSION, STATEFUL_FLAGS, Serializer
+from gameserde.kingsisle.serializer import (
+    ALL_FLAGS,
+    INFLATED_NOTE,
+    MAX_EXPANSION,
+    STATEFUL_FLAGS,
+    Serializer,
+    trailing_inflated,
+)
 from gameserde.kingsisle.typelist import KiSchema, load_schema
 
 VERBS = ("decode", "encode", "verify", "inspect")
@@ -29,6 +37,9 @@ name), std::string is text (or {{"$bytes": hex}} when it is not UTF-8), enums ar
 (option names with --enum-names), leaf structs are objects with katsuba's keys. encode reads
 that JSON or the XML form (<Objects><Class Name=...>), whichever the file holds, and writes
 the bytes katsuba writes (BINd files with --bind: deep, flags {BIND_FLAGS} unless --flags).
+Bytes after the root object or after zlib data, which readers ignore, are not in the JSON:
+decode and verify say so on standard error (one line each, with its byte offset), and fail
+with --strict.
 
 serializer flags (--flags, bits that add up):
   1   STATEFUL_FLAGS           a u32 flags word leads the stream; reading, it wins
@@ -74,6 +85,10 @@ def add_arguments(verb: str, parser: argparse.ArgumentParser) -> None:
                                           "inflates to")
     elif verb != "encode":
         add_option(parser, MAX_EXPANSION, "the bytes its zlib data inflates to")
+    if verb in ("decode", "verify"):
+        parser.add_argument("--strict", action="store_true",
+                            help="fail (exit status 1) when bytes follow the root object or "
+                                 "the zlib data, instead of noting them")
     if verb == "decode":
         parser.add_argument("--enum-names", action="store_true",
                             help="write enums as their option names (A|B for bit flags)")
@@ -156,6 +171,8 @@ def decode(args: argparse.Namespace, data: bytes) -> bytes:
     from gameserde.kingsisle.xmltext import to_xml
 
     schema, obj = _read(args, data)
+    _note_trailing(args, obj, f"kept in the decoded object, not in the "
+                              f"{'XML' if args.xml else 'JSON'}")
     if args.xml:
         return to_xml(obj, schema).encode("utf-8")
     text = to_json(obj, schema=schema, enum_names=args.enum_names, pretty=not args.compact)
@@ -178,8 +195,36 @@ def encode(args: argparse.Namespace, data: bytes) -> bytes:
 
 def verify(args: argparse.Namespace, data: bytes) -> str:
     _, obj = _read(args, data)
+    _note_trailing(args, obj, "readers ignore them, as katsuba does")
     kind = "BINd file" if data[:4] == BIND_MAGIC else "stream"
     return f"ok: a sound {kind} of {len(data)} bytes holding a {obj.type_name}"
+
+
+_FOLLOWED = ("the zlib data", "the zlib data", "the root object")
+"""What the bytes each part of ``KiObject.trailing`` keeps follow."""
+
+
+def _note_trailing(args: argparse.Namespace, obj: KiObject, consequence: str) -> None:
+    """Say on standard error, one line each, which bytes after the root object or the zlib
+    data ``obj`` keeps (``consequence`` ends the line); with --strict, fail on the first."""
+    runs = obj.trailing or (None, None, None)
+    name = "<stdin>" if args.input == "-" else args.input
+    for part in (2, 1, 0):  # in stream order
+        run = runs[part]
+        if run is None:
+            continue
+        offset, after = run
+        inflated = trailing_inflated(obj, part)
+        count = "1 byte" if len(after) == 1 else f"{len(after)} bytes"
+        verb = "is" if len(after) == 1 else "are"
+        if args.strict:
+            raise DecodeError(f"{count} after {_FOLLOWED[part]} {verb} not part of it "
+                              f"(--strict){INFLATED_NOTE if inflated else ''}", offset=offset,
+                              format="kingsisle")
+        where = " of the inflated data" if inflated else ""
+        print(f"gameserde: {name}: note: {count} at byte {offset} (0x{offset:x}){where}, "
+              f"after {_FOLLOWED[part]}, {verb} not part of it; {consequence}",
+              file=sys.stderr)
 
 
 def inspect(args: argparse.Namespace, data: bytes) -> tuple[str, str | None]:

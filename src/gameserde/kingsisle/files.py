@@ -20,6 +20,7 @@ from gameserde.kingsisle.serializer import (
     WITH_COMPRESSION,
     Inflating,
     Serializer,
+    trailing_inflated,
 )
 from gameserde.kingsisle.typelist import KiSchema
 
@@ -36,7 +37,9 @@ def read_bind(data: bytes | bytearray | memoryview, schema: KiSchema, *,
               max_expansion: float | None = MAX_EXPANSION) -> KiObject:
     """The root object of a ``BINd`` file. The stream's flags word says how it is written;
     the options are the :class:`Serializer`'s (katsuba's CLI reads game files with
-    ``property_mask=0x18``); ``max_expansion`` counts the file's size, magic included."""
+    ``property_mask=0x18``); ``max_expansion`` counts the file's size, magic included. Bytes
+    after the root object or the zlib data are kept in the root's ``trailing`` (their offsets
+    in the file) and :func:`write_bind` writes them back."""
     data = bytes(data)
     if data[:4] != BIND_MAGIC:
         raise DecodeError(f"not a BINd file: it starts with {data[:4]!r}, not {BIND_MAGIC!r}",
@@ -45,11 +48,16 @@ def read_bind(data: bytes | bytearray | memoryview, schema: KiSchema, *,
                      skip_unknown_types=skip_unknown_types, recursion_limit=recursion_limit,
                      max_expansion=max_expansion)
     try:
-        return ser._decode(data[4:], Inflating(len(data), ser.max_expansion))
+        root = ser._decode(data[4:], Inflating(len(data), ser.max_expansion))
     except DecodeError as e:  # offsets in the file, magic included (not in inflated data)
         if e.offset is not None and not e.message.endswith(INFLATED_NOTE):
             e.offset += len(BIND_MAGIC)
         raise
+    if root.trailing is not None:  # likewise
+        runs = [run if run is None or trailing_inflated(root, part)
+                else (run[0] + len(BIND_MAGIC), run[1]) for part, run in enumerate(root.trailing)]
+        root.trailing = (runs[0], runs[1], runs[2])
+    return root
 
 
 def write_bind(obj: KiObject, schema: KiSchema, *, flags: int = BIND_FLAGS,

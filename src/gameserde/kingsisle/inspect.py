@@ -166,10 +166,13 @@ def _zlib_rows(data: bytes, offset: int, sections: list[Section], title: str,
     to, which is returned."""
     root = Path(None, "$")
     rows = sections[-1].rows
-    inflated, _ = Serializer._inflate(data, offset, budget)
+    inflated, packed, after = Serializer._inflate(data, offset, budget)
     rows.append(Region(offset, 4, root, "inflated size", f"{len(inflated)} bytes"))
-    rows.append(Region(offset + 4, len(data) - 4, root, "zlib data",
-                       f"{len(data) - 4} bytes inflating to {len(inflated)}"))
+    rows.append(Region(offset + 4, len(packed), root, "zlib data",
+                       f"{len(packed)} bytes inflating to {len(inflated)}"))
+    if after:
+        rows.append(Region(offset + 4 + len(packed), len(after), root, "trailing",
+                           f"{len(after)} bytes after the zlib data"))
     sections.append(Section(title, inflated))
     return inflated
 

@@ -6,7 +6,11 @@ from typing import Any
 
 from gameserde.errors import path_key
 
-__all__ = ["KiObject", "property_step"]
+__all__ = ["KiObject", "Trailing", "property_step"]
+
+Trailing = tuple[tuple[int, bytes] | None, tuple[int, bytes] | None, tuple[int, bytes] | None]
+"""A root's ``trailing``: what followed manual compression's zlib data, WITH_COMPRESSION's
+zlib data and the root object, each None or ``(byte offset, bytes)``."""
 
 
 def property_step(name: str) -> str:
@@ -32,9 +36,16 @@ class KiObject(dict[str, Any]):
     encoder writes it again where it inflates to exactly what is to be written, so zlib data
     of any deflater re-encodes unchanged.
 
-    Neither is a property: equality, JSON and XML leave them out."""
+    ``trailing`` is None, or for a root decoded from a stream with bytes after its parts the
+    bytes that readers ignore there: ``(after manual compression's zlib data, after
+    WITH_COMPRESSION's zlib data, after the root object)``, each None or ``(offset, bytes)``
+    with the offset they were read at (in the input, or in the inflated data where they were
+    compressed). The encoder writes them back at the end of the same parts (of the enclosing
+    one where the stream it writes lacks that part), so they are never lost.
 
-    __slots__ = ("padding", "type_hash", "type_name", "zlib_data")
+    None of these is a property: equality, JSON and XML leave them out."""
+
+    __slots__ = ("padding", "trailing", "type_hash", "type_name", "zlib_data")
 
     def __init__(self, type_name: str, type_hash: int, properties: Any = ()) -> None:
         super().__init__(properties)
@@ -42,6 +53,7 @@ class KiObject(dict[str, Any]):
         self.type_hash = type_hash
         self.padding: dict[int, int] | None = None
         self.zlib_data: tuple[bytes | None, bytes | None] | None = None
+        self.trailing: Trailing | None = None
 
     def __getattr__(self, name: str) -> Any:
         if name in _SLOTS:  # a slot not set yet (copy and pickle make objects so): no property

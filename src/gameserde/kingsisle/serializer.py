@@ -26,7 +26,7 @@ from gameserde.schema.model import Enum, Field, List, Record, Ref
 
 __all__ = ["ALL_FLAGS", "COMPACT_LENGTH_PREFIXES", "FORBID_DELTA_ENCODE", "HUMAN_READABLE_ENUMS",
            "INFLATED_NOTE", "INFLATE_SLACK", "MAX_EXPANSION", "STATEFUL_FLAGS", "WITH_COMPRESSION",
-           "Inflating", "Serializer", "option_value"]
+           "Inflating", "Serializer", "option_value", "trailing_inflated"]
 
 STATEFUL_FLAGS = 1 << 0
 COMPACT_LENGTH_PREFIXES = 1 << 1
@@ -196,8 +196,9 @@ class Serializer:
     # -- decoding --------------------------------------------------------------------------
 
     def decode(self, data: bytes | bytearray | memoryview) -> KiObject:
-        """The root object of a stream (bytes after it are ignored, as in katsuba); a null
-        root is an error."""
+        """The root object of a stream; a null root is an error. Bytes after the root object
+        or after zlib data, which readers ignore (katsuba too), are kept in the root's
+        ``trailing``."""
         data = bytes(data)
         return self._decode(data, Inflating(len(data), self.max_expansion))
 
@@ -206,13 +207,14 @@ class Serializer:
         self.skipped = []
         if not self.manual_compression:
             return self._stream(data, budget)
-        data, outer = self._inflate(data, 0, budget)
+        data, outer, after = self._inflate(data, 0, budget)
         try:
             root = self._stream(data, budget)
         except DecodeError as e:
             _note_inflated(e)
             raise
         root.zlib_data = (outer, root.zlib_data[1] if root.zlib_data else None)
+        _keep_trailing(root, 0, 4 + len(outer), after)
         return root
 
     def _stream(self, data: bytes, budget: Inflating) -> KiObject:
@@ -223,47 +225,52 @@ class Serializer:
                 raise DecodeError("the stream's flags word needs 4 bytes", offset=0,
                                   format="kingsisle")
             flags, pos = int.from_bytes(data[:4], "little") & ALL_FLAGS, 4
-        inner = None
+        inner = None  # the zlib data, where what follows it starts, and that
         if flags & WITH_COMPRESSION:
             if len(data) <= pos:
                 raise DecodeError("the compression marker is missing", offset=pos,
                                   format="kingsisle")
             marker, pos = data[pos], pos + 1
             if marker:
-                (data, inner), pos = self._inflate(data[pos:], pos, budget), 0
+                data, packed, after = self._inflate(data[pos:], pos, budget)
+                inner, pos = (packed, pos + 4 + len(packed), after), 0
         try:
-            root = self._body(data[pos:], flags)
+            root, end = self._body(data[pos:], flags)
         except DecodeError as e:  # offsets in the input, or said to be in inflated data
             if inner is not None:
                 _note_inflated(e)
             elif e.offset is not None:
                 e.offset += pos
             raise
+        _keep_trailing(root, 2, pos + end, data[pos + end:])
         if inner is not None:
-            root.zlib_data = (None, inner)
+            root.zlib_data = (None, inner[0])
+            _keep_trailing(root, 1, inner[1], inner[2])
         return root
 
-    def _body(self, data: bytes, flags: int) -> KiObject:
-        """The root object of a stream's body, read with ``flags``."""
-        root = _accel.decode(self, data, flags)
-        if root is not None:
-            return root
+    def _body(self, data: bytes, flags: int) -> tuple[KiObject, int]:
+        """The root object of a stream's body, read with ``flags``, and the byte it ends
+        before."""
+        decoded = _accel.decode(self, data, flags)
+        if decoded is not None:
+            return decoded
         reader = self
         if flags != self.flags:  # the stream's own flags: read with a copy that has them
             reader = copy.copy(self)
             reader.flags = flags
             reader.skipped = self.skipped
+        r = BitReader(data)
         with recursion_room(_FRAMES_PER_LEVEL * self.recursion_limit + 100):
-            root = reader._object(BitReader(data), 0)
+            root = reader._object(r, 0)
         if root is None:
             raise DecodeError("the root object is null", offset=0, format="kingsisle")
-        return root
+        return root, r.bit_position >> 3
 
     @staticmethod
-    def _inflate(data: bytes, offset: int, budget: Inflating) -> tuple[bytes, bytes]:
+    def _inflate(data: bytes, offset: int, budget: Inflating) -> tuple[bytes, bytes, bytes]:
         """``u32 inflated size | zlib data``, inflated within ``budget`` (refused before
-        inflating when the declared size is past it; zlib stops at the declared size); and
-        the zlib data (what follows it is not)."""
+        inflating when the declared size is past it; zlib stops at the declared size); the
+        zlib data; and the bytes after it."""
         if len(data) < 4:
             raise DecodeError("the inflated size needs 4 bytes", offset=offset,
                               format="kingsisle")
@@ -280,7 +287,8 @@ class Serializer:
                               f"{'+' if not inflater.eof and len(out) > size else ''} bytes, "
                               f"not the {size} the stream says", offset=offset,
                               format="kingsisle")
-        return out, data[4:len(data) - len(inflater.unused_data)]
+        after = inflater.unused_data
+        return out, data[4:len(data) - len(after)], after
 
     def _object(self, r: BitReader, depth: int) -> KiObject | None:
         if depth >= self.recursion_limit:
@@ -444,7 +452,8 @@ class Serializer:
         """The stream of the root object ``obj`` (the padding bits its objects kept from a
         decode, else zeros; where the flags ask for compression, the zlib data ``obj`` was
         read from when it inflates to what is written, else zlib's own at level 9, which
-        inflates to the same body as katsuba's)."""
+        inflates to the same body as katsuba's; the bytes its ``trailing`` kept, after the
+        parts they followed)."""
         if obj is None:
             raise EncodeError("the root object must not be null", format="kingsisle")
         body = _accel.encode(self, obj)
@@ -453,24 +462,29 @@ class Serializer:
             with recursion_room(_FRAMES_PER_LEVEL * self.recursion_limit + 100):
                 self._write_object(obj, w, 0)
             body = w.getvalue()
+        after_outer, after_inner, after_root = _trailing_of(obj)
         outer, inner = _zlib_data_of(obj)
         out = bytearray()
         if self.flags & STATEFUL_FLAGS:
             out += self.flags.to_bytes(4, "little")
         if self.flags & WITH_COMPRESSION:
-            if inner is not None and _inflates_to(inner, body):  # as read
-                out += b"\x01" + _u32(len(body), "the inflated size") + inner
+            whole = body + after_root
+            if inner is not None and _inflates_to(inner, whole):  # as read
+                out += b"\x01" + _u32(len(whole), "the inflated size") + inner
             elif 5 + len(packed := zlib.compress(body, 9)) < len(body):  # katsuba's rule
-                out += b"\x01" + _u32(len(body), "the inflated size") + packed
+                if after_root:
+                    packed = zlib.compress(whole, 9)
+                out += b"\x01" + _u32(len(whole), "the inflated size") + packed
             else:
-                out += b"\x00" + body
+                out += b"\x00" + whole
+            out += after_inner
         else:
-            out += body
+            out += body + after_root + after_inner
         if self.manual_compression:
             if outer is None or not _inflates_to(outer, out):
                 outer = zlib.compress(bytes(out), 9)
-            return _u32(len(out), "the inflated size") + outer
-        return bytes(out)
+            return _u32(len(out), "the inflated size") + outer + after_outer
+        return bytes(out + after_outer)
 
     def _write_object(self, obj: Any, w: BitWriter, depth: int) -> None:
         if depth >= self.recursion_limit:
@@ -651,6 +665,42 @@ def _padding_of(cls: Record, obj: KiObject) -> dict[Any, Any] | None:
         raise EncodeError(f"the padding of a {cls.name} must be None or a dict, not "
                           f"{_show(padding)}", format="kingsisle")
     return padding
+
+
+def _keep_trailing(root: KiObject, part: int, offset: int, after: bytes) -> None:
+    """Keep ``after``, the bytes at ``offset`` after a ``part`` of the stream (0: manual
+    compression's zlib data, 1: WITH_COMPRESSION's, 2: the root object), in ``root``'s
+    ``trailing`` (nothing when there are none)."""
+    if after:
+        kept = list(root.trailing or (None, None, None))
+        kept[part] = (offset, after)
+        root.trailing = (kept[0], kept[1], kept[2])
+
+
+def trailing_inflated(root: KiObject, part: int) -> bool:
+    """Whether the bytes a decoded ``root`` keeps after ``part`` (its ``trailing[part]``)
+    were in inflated data, their offset in it: after the root object of a compressed stream,
+    after WITH_COMPRESSION's zlib data under manual compression."""
+    outer, inner = _zlib_data_of(root)
+    if part == 1:
+        return outer is not None
+    return part == 2 and (outer is not None or inner is not None)
+
+
+def _trailing_of(obj: Any) -> tuple[bytes, bytes, bytes]:
+    """The bytes the root ``obj`` keeps after manual compression's zlib data,
+    WITH_COMPRESSION's and the root object (its ``trailing``), each empty when none."""
+    kept = getattr(obj, "trailing", None)
+    if kept is None:
+        return b"", b"", b""
+    if (not isinstance(kept, tuple) or len(kept) != 3
+            or not all(run is None or (isinstance(run, tuple) and len(run) == 2
+                                       and isinstance(run[0], int)
+                                       and isinstance(run[1], bytes)) for run in kept)):
+        raise EncodeError(f"the root's trailing must be None or three parts, each None or "
+                          f"(offset, bytes), not {_show(kept)}", format="kingsisle")
+    after_outer, after_inner, after_root = (b"" if run is None else run[1] for run in kept)
+    return after_outer, after_inner, after_root
 
 
 def _zlib_data_of(obj: Any) -> tuple[bytes | None, bytes | None]:
