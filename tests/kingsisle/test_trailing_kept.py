@@ -14,7 +14,6 @@ from pathlib import Path
 
 import pytest
 
-from gameserde.cli import main
 from gameserde.errors import EncodeError
 from gameserde.kingsisle import (
     STATEFUL_FLAGS,
@@ -32,11 +31,11 @@ from gameserde.kingsisle import (
 )
 from gameserde.kingsisle.objects import KiObject
 from tests.fuzz.harness import accelerated
+from tests.kingsisle.test_cli import ITEM as ITEM_PATH
+from tests.kingsisle.test_cli import TYPES, run
 from tests.kingsisle.test_padding import CANONICAL, NESTED, PADDED, nested_value
 
-ROOT = Path(__file__).resolve().parents[2]
-TYPES = str(ROOT / "examples" / "kingsisle" / "types.json")
-ITEM = (ROOT / "examples" / "kingsisle" / "item.bin").read_bytes()
+ITEM = ITEM_PATH.read_bytes()
 
 
 def u32(n: int) -> bytes:
@@ -194,19 +193,12 @@ def test_inspect_shows_the_bytes_after_zlib_data() -> None:
     assert (rows[-1].type, rows[-1].offset, rows[-1].size) == ("trailing", 5 + len(inner), 5)
 
 
-def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
 def test_the_cli_notes_them(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "item.bin"
     path.write_bytes(ITEM + b"xyz")
     code, out, err = run(capsys, "decode", "kingsisle", "-t", TYPES, str(path))
     assert code == 0 and json.loads(out) == json.loads(
-        run(capsys, "decode", "kingsisle", "-t", TYPES,
-            str(ROOT / "examples" / "kingsisle" / "item.bin"))[1])
+        run(capsys, "decode", "kingsisle", "-t", TYPES, str(ITEM_PATH))[1])
     assert err == (f"gameserde: {path}: note: 3 bytes at byte 152 (0x98), after the root "
                    "object, are not part of it; kept in the decoded object, not in the JSON\n")
     code, _, err = run(capsys, "decode", "kingsisle", "-t", TYPES, "--xml", str(path))
