@@ -38,8 +38,8 @@ def read_bind(data: bytes | bytearray | memoryview, schema: KiSchema, *,
     """The root object of a ``BINd`` file. The stream's flags word says how it is written;
     the options are the :class:`Serializer`'s (katsuba's CLI reads game files with
     ``property_mask=0x18``); ``max_expansion`` counts the file's size, magic included. Bytes
-    after the root object or the zlib data are kept in the root's ``trailing`` (their offsets
-    in the file) and :func:`write_bind` writes them back."""
+    after the root object or the zlib data are kept in the root's ``trailing`` (at offsets in
+    the file, magic included, but in inflated data) and :func:`write_bind` writes them back."""
     data = bytes(data)
     if data[:4] != BIND_MAGIC:
         raise DecodeError(f"not a BINd file: it starts with {data[:4]!r}, not {BIND_MAGIC!r}",
