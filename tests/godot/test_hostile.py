@@ -741,7 +741,8 @@ BAD_VALUES: list[Any] = [
 ]
 
 
-@pytest.mark.parametrize("value", BAD_VALUES, ids=[f"{i}-{type(v).__name__}" for i, v in enumerate(BAD_VALUES)])
+@pytest.mark.parametrize("value", BAD_VALUES,
+                         ids=[f"{i}-{type(v).__name__}" for i, v in enumerate(BAD_VALUES)])
 def test_encode_only_encode_error(value: Any) -> None:
     with pytest.raises(EncodeError):
         encode(value, full_objects=True)
