@@ -59,28 +59,16 @@ from gameserde.schema.model import (
     Union,
 )
 from gameserde.schema.model import Type as ModelType
+from tests.conformance.corpus import case_names, corpus_dir, require
 from tests.flatbuffers.flatc_tool import flatc
 
-CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "flatbuffers-real"
-
-
-def _case_names() -> list[str]:
-    if not CORPUS.is_dir():
-        return []
-    return sorted(p.name for p in CORPUS.iterdir() if (p / "meta.json").is_file()
-                  and p.name != "parse_only")
-
-
-CASES = _case_names()
+CORPUS = corpus_dir("flatbuffers-real")
+CASES = [name for name in case_names(CORPUS) if name != "parse_only"]
 
 
 @pytest.fixture(autouse=True)
 def _corpus_present() -> None:
-    if not CASES:
-        message = f"the FlatBuffers corpus is not at {CORPUS}"
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(message + " (CI=true: failing instead of skipping)", pytrace=False)
-        pytest.skip(message)
+    require(CORPUS, "FlatBuffers")
 
 
 class Case:

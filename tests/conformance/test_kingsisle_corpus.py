@@ -27,10 +27,8 @@ from __future__ import annotations
 
 import functools
 import json
-import os
 import zlib
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -47,11 +45,12 @@ from gameserde.kingsisle import (
     to_json,
     to_xml,
 )
+from tests.conformance.corpus import case_names, corpus_dir, require
 from tests.fuzz.harness import accelerated
 from tests.kingsisle.katsuba_oracle import run
 from tests.kingsisle.strategies import from_katsuba
 
-CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "kingsisle-real"
+CORPUS = corpus_dir("kingsisle-real")
 TYPES = CORPUS / "types" / "fixtures_types.json"
 
 TYPE_LISTS = {"fixtures_types.json": 18, "types_v1.json": 3, "types_v2.json": 3}
@@ -75,18 +74,12 @@ PADDED = {  # the bytes holding non-zero padding bits (with-compression: in the 
 
 
 def names() -> list[str]:
-    if not CORPUS.is_dir():
-        return []
-    return sorted(p.name for p in CORPUS.iterdir() if (p / "meta.json").is_file())
+    return case_names(CORPUS)
 
 
 @pytest.fixture(scope="module", autouse=True)
 def corpus() -> None:
-    if not CORPUS.is_dir():
-        message = f"the KingsIsle corpus is not at {CORPUS}"
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(message + " (CI=true: failing instead of skipping)", pytrace=False)
-        pytest.skip(message)
+    require(CORPUS, "KingsIsle")
 
 
 @dataclass(frozen=True)

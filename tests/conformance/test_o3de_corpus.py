@@ -23,12 +23,10 @@ from __future__ import annotations
 import io
 import json
 import math
-import os
 import re
 import struct
 import sys
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -36,8 +34,9 @@ import pytest
 from gameserde import o3de
 from gameserde.cli import main
 from gameserde.errors import DecodeError
+from tests.conformance.corpus import case_names, corpus_dir, require
 
-CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "o3de-real"
+CORPUS = corpus_dir("o3de-real")
 SETTINGS_KINDS = ("setreg", "setregpatch")
 
 REFUSED = {
@@ -89,22 +88,12 @@ engine saves them otherwise (docs/o3de.md, "Older documents"), with why."""
 NUMBER = re.compile(rb"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
 
 
-def _cases() -> list[str]:
-    if not CORPUS.is_dir():
-        return []
-    return sorted(p.name for p in CORPUS.iterdir() if (p / "meta.json").is_file())
-
-
-CASES = _cases()
+CASES = case_names(CORPUS)
 
 
 @pytest.fixture(autouse=True)
 def _corpus_present() -> None:
-    if not CASES:
-        message = f"the O3DE corpus is not at {CORPUS}"
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(message + " (CI=true: failing instead of skipping)", pytrace=False)
-        pytest.skip(message)
+    require(CORPUS, "O3DE")
 
 
 @cache

@@ -27,10 +27,8 @@ from __future__ import annotations
 import decimal
 import functools
 import json
-import os
 import random
 import struct
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -54,8 +52,9 @@ from gameserde.schema.model import (
 from gameserde.zeze import Dynamic, FrozenBean, UnknownField, ZezeSchema
 from gameserde.zeze import bytebuffer as bb
 from gameserde.zeze.bytebuffer import Reader, Writer
+from tests.conformance.corpus import case_names, corpus_dir, require
 
-CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "zeze-real"
+CORPUS = corpus_dir("zeze-real")
 
 RANDOM_PER_BEAN = 2
 """Random values per bean and beankey, besides its default value."""
@@ -94,22 +93,12 @@ NOT_APPLICABLE = {("WriteInt4", 158), ("WriteLong8", 171), ("WriteLong8", 184),
 """The Java test's fixed-width writers (op, line in TestByteBuffer.java)."""
 
 
-def _cases() -> list[str]:
-    if not CORPUS.is_dir():
-        return []
-    return sorted(p.name for p in CORPUS.iterdir() if (p / "meta.json").is_file())
-
-
-CASES = _cases()
+CASES = case_names(CORPUS)
 
 
 @pytest.fixture(autouse=True)
 def _corpus_present() -> None:
-    if not CASES:
-        message = f"the Zeze corpus is not at {CORPUS}"
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(message + " (CI=true: failing instead of skipping)", pytrace=False)
-        pytest.skip(message)
+    require(CORPUS, "Zeze")
 
 
 @functools.cache
