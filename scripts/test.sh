@@ -3,7 +3,8 @@
 # virtual environment .venv/ in the project, installs gameserde and the pinned test tools into
 # it, installs Debian's godot3-server (the Godot 3 engine the differential tests run) when it
 # can, makes a Python 3.12 environment with katsuba 0.6.0 (the KingsIsle codec the differential
-# tests compare with), then runs lint, type checks and the test suite inside that environment.
+# tests compare with), then runs lint, type checks and the test suite inside that environment,
+# on every core (pytest-xdist's -n auto; pass -n 0 to run in one process).
 # Nothing the machine's own Python happens to have is used.
 #
 #   bash scripts/test.sh [PYTEST ARGS...]
@@ -83,4 +84,4 @@ fi
 export PATH="$venv/bin:$PATH"
 "$venv/bin/python" -m ruff check src tests benchmarks scripts examples hatch_build.py
 "$venv/bin/python" -m mypy
-"$venv/bin/python" -m pytest "$@"
+"$venv/bin/python" -m pytest -n auto "$@"
