@@ -180,8 +180,25 @@ ZEZE_ROOT = b"""<?xml version="1.0" encoding="utf-8"?>
 </solution>"""
 
 
+ZEZE_REAL_SYNTAX = b"""<solution name="real">
+  <external bean="Zeze.Arch.Beans.BSend"/><externalkey beankey="Zeze.Util.Id128"/>
+  <module name="m" id="3">
+    <bean name="BOld"><variable id="1" name="extra" type="dynamic" value="BOld,BNew"/></bean>
+    <bean name="BNew">
+      <variable id="1" name="doc" type="string" value="JSON_OBJECT"/>
+      <variable id="2" name="rows" type="gtable[int,long,string]"/>
+      <variable id="3" name="ids" type="map" key="Zeze.Util.Id128" value="Zeze.Arch.Beans.BSend"/>
+      <variable id="4" name="cache" type="int" transient="true"/>
+    </bean>
+    <rpc name="Send" id="4" argument="Zeze.Arch.Beans.BSend"/>
+  </module>
+</solution>"""
+"""What real solution files use: external beans, old dynamics, JSON strings, gtable,
+transient fields."""
+
+
 def zeze_load_schema() -> list[bytes]:
-    out = [ZEZE_ROOT + targets.IMPORT_MARK + ZEZE_IMPORTED, ZEZE_IMPORTED]
+    out = [ZEZE_ROOT + targets.IMPORT_MARK + ZEZE_IMPORTED, ZEZE_IMPORTED, ZEZE_REAL_SYNTAX]
     if ZEZE_VECTORS.is_file():
         out.append(json.loads(ZEZE_VECTORS.read_text())["meta"]["schema_xml"].encode())
     return out

@@ -259,15 +259,23 @@ def store_array(ctx: StoreContext, t: TypeExpr, value: Any, default: Any) -> tup
     """``JsonArraySerializer::Store``: slot by slot against the default's slots. Unlike a
     tuple it writes nothing whenever the slots' code reads DefaultsUsed, even with
     ``keep_defaults`` (slots of empty ``any`` values), and then reports DefaultsUsed itself,
-    so an array of nothing counts as work done in an enclosing container."""
+    so an array of nothing counts as work done in an enclosing container. Slots that are not
+    the default's (or a new array's) are then lost, objects of nothing in pointers say:
+    reported Skipped, as a basic container of such elements is."""
     items = _slots(ctx, t, value, t.size)
     defaults = None if default is NO_DEFAULT else _slots(ctx, t, default, t.size)
+    unwritten = ctx.unwritten
     out, result = _store_slots(ctx, [t.args[0]] * t.size, items, defaults,
                                "Failed to store data for element from AZStd::array.")
     if result.halted:
         return out, result
     if result.outcome is not Outcomes.DefaultsUsed:
         return out, ctx.report_code(result, "Content written from AZStd::array.")
+    baseline = defaults if defaults is not None else list(ctx.registry.create(t))
+    if ctx.unwritten == unwritten and items != baseline:
+        lost = report_unwritten(ctx, t.size)
+        if lost.halted:
+            return {}, lost
     return {}, ctx.report(Tasks.WriteValue, Outcomes.DefaultsUsed,
                           "No content written from AZStd::array because only defaults were "
                           "found.")
