@@ -104,3 +104,12 @@ def test_usage_errors(tmp_path: Path, registry_module: str, capsys: pytest.Captu
     doc.write_text("{}")
     code, _, err = run(capsys, "decode", "o3de", *args, str(doc))
     assert code == 2 and words in err and err.count("\n") == 1, err
+
+
+def test_inspect_shows_bytes_that_are_not_utf8(tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    doc = tmp_path / "editor.setreg"
+    doc.write_bytes(b'{"Enable\xc8Prefabs": "on\xff", // the editor\'s bytes\n}')
+    code, out, err = run(capsys, "inspect", "o3de", str(doc))
+    assert (code, err) == (0, "")
+    assert "/Enable\\xc8Prefabs" in out and '"on\\xff"' in out

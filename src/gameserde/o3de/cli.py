@@ -259,7 +259,8 @@ def inspect(args: argparse.Namespace, data: bytes) -> tuple[str, str | None]:
             error = str(_issue_error(result, ""))
     width = min(max(len(r[0]) for r in rows), 48)
     kind_width = max(len(r[1]) for r in rows)
-    return "\n".join(f"{p:<{width}} {k:<{kind_width}} {v}".rstrip() for p, k, v in rows), error
+    return _shown("\n".join(f"{p:<{width}} {k:<{kind_width}} {v}".rstrip()
+                             for p, k, v in rows)), error
 
 
 def _rows(value: Any, pointer: str, rows: list[tuple[str, str, str]]) -> None:
@@ -279,10 +280,14 @@ def _rows(value: Any, pointer: str, rows: list[tuple[str, str, str]]) -> None:
             kind = ("null" if item is None else "bool" if isinstance(item, bool)
                     else "integer" if isinstance(item, int)
                     else "double" if isinstance(item, float) else "string")
-            # bytes that are not UTF-8 (U+DC80..U+DCFF, see text.parse) shown as \xNN
-            text = write(item).encode("utf-8", "surrogateescape").decode("utf-8",
-                                                                         "backslashreplace")
+            text = _shown(write(item))
             rows.append((where or "/", kind, text if len(text) <= 60 else text[:57] + "..."))
+
+
+def _shown(text: str) -> str:
+    """``text`` with the bytes that are not UTF-8 it holds (U+DC80..U+DCFF, see
+    ``text.parse``) shown as ``\\xNN``."""
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 def _escape(key: str) -> str:
