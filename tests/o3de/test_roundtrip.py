@@ -182,30 +182,6 @@ def stores_nothing(reg: Registry, t: TypeExpr, value: Any) -> bool:
     return False
 
 
-def engine_view(reg: Registry, t: TypeExpr, value: Any) -> Any:
-    """What reads back after a store without defaults: a value that stores nothing is left
-    out (a field) or written ``{}`` (an element or slot) and so reads back as a fresh
-    default; the rest keeps its structure."""
-    if stores_nothing(reg, t, value):
-        return reg.create(t)
-    kind = t.kind
-    if kind == "seq":
-        items = [engine_view(reg, t.args[0], v) for v in value]
-        return set(items) if isinstance(value, set) else items
-    if kind == "array":
-        return [engine_view(reg, t.args[0], v) for v in value]
-    if kind == "map":
-        return {k: engine_view(reg, t.args[1], v) for k, v in value.items()}
-    if kind == "tuple":
-        return tuple(engine_view(reg, a, v) for a, v in zip(t.args, value, strict=True))
-    if kind == "class":
-        copy = reg.create(t)
-        for f in reg.classes[t.name].all_fields:
-            setattr(copy, f.attr, engine_view(reg, f.type, getattr(value, f.attr)))
-        return copy
-    return value
-
-
 def kept_nothing(reg: Registry, t: TypeExpr, value: Any) -> bool:
     """Whether a store keeping defaults still does no work for ``value``: an empty ``any``,
     or an object (held in place or by a pointer) whose every field is such a value."""
@@ -220,26 +196,29 @@ def kept_nothing(reg: Registry, t: TypeExpr, value: Any) -> bool:
     return False
 
 
-def kept_view(reg: Registry, t: TypeExpr, value: Any) -> Any:
-    """What reads back after a store keeping defaults: everything, but an ``AZStd::array``
-    whose every slot does no work, which the engine writes as nothing even then (so it
-    reads back as a new array)."""
+def engine_view(reg: Registry, t: TypeExpr, value: Any, keep: bool) -> Any:
+    """What reads back after a store. Without defaults (``keep`` false), a value that stores
+    nothing is left out (a field) or written ``{}`` (an element or slot) and so reads back
+    as a fresh default. Keeping them, only an ``AZStd::array`` whose every slot does no
+    work is written as nothing (and reads back as a new array). The rest keeps its
+    structure."""
     kind = t.kind
-    if kind == "array":
-        if all(kept_nothing(reg, t.args[0], v) for v in value):
-            return reg.create(t)
-        return [kept_view(reg, t.args[0], v) for v in value]
+    if (stores_nothing(reg, t, value) if not keep else
+            kind == "array" and all(kept_nothing(reg, t.args[0], v) for v in value)):
+        return reg.create(t)
     if kind == "seq":
-        items = [kept_view(reg, t.args[0], v) for v in value]
+        items = [engine_view(reg, t.args[0], v, keep) for v in value]
         return set(items) if isinstance(value, set) else items
+    if kind == "array":
+        return [engine_view(reg, t.args[0], v, keep) for v in value]
     if kind == "map":
-        return {k: kept_view(reg, t.args[1], v) for k, v in value.items()}
+        return {k: engine_view(reg, t.args[1], v, keep) for k, v in value.items()}
     if kind == "tuple":
-        return tuple(kept_view(reg, a, v) for a, v in zip(t.args, value, strict=True))
+        return tuple(engine_view(reg, a, v, keep) for a, v in zip(t.args, value, strict=True))
     if kind == "class":
         copy = reg.create(t)
         for f in reg.classes[t.name].all_fields:
-            setattr(copy, f.attr, kept_view(reg, f.type, getattr(value, f.attr)))
+            setattr(copy, f.attr, engine_view(reg, f.type, getattr(value, f.attr), keep))
         return copy
     return value
 
@@ -250,7 +229,7 @@ def _round_trip(reg: Registry, name: str, value: Any, keep: bool) -> None:
     back, loaded = load(name, out, registry=reg)
     assert loaded.ok, loaded.issues
     t = reg.resolve(name)
-    expected = kept_view(reg, t, value) if keep else engine_view(reg, t, value)
+    expected = engine_view(reg, t, value, keep)
     assert normal(reg, t, back) == normal(reg, t, expected), out
     lossy = normal(reg, t, expected) != normal(reg, t, value)
     assert lossy == bool(result.issues), (out, result.issues)
