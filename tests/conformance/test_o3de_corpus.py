@@ -24,7 +24,6 @@ import io
 import json
 import math
 import re
-import struct
 import sys
 from functools import cache
 from typing import Any
@@ -125,9 +124,9 @@ def _parse(case: str) -> Any:
                       skip_bom=not settings)
 
 
-def _ordinal(x: float) -> int:
-    bits: int = struct.unpack("<q", struct.pack("<d", x))[0]
-    return bits if bits >= 0 else -(bits & 0x7FFFFFFFFFFFFFFF)
+def _one_ulp(a: float, b: float) -> bool:
+    """Whether ``b`` is a neighbour of ``a``."""
+    return b in (math.nextafter(a, math.inf), math.nextafter(a, -math.inf))
 
 
 OLDER_WRITER = {
@@ -151,11 +150,11 @@ def _engine_number_misses(written: bytes, engine: bytes, older_writer: bool) -> 
         if ours == theirs:
             continue
         exact, read = float(theirs), float(ours)
-        ulps = abs(_ordinal(exact) - _ordinal(read))
         ours_for_exact = o3de.write(exact).encode()
-        if ulps == 1 and ours_for_exact == theirs:
+        if _one_ulp(exact, read) and ours_for_exact == theirs:
             continue
-        if older_writer and ulps <= 1 and len(ours_for_exact) == len(theirs) \
+        same_length = len(ours_for_exact) == len(theirs)
+        if older_writer and (read == exact or _one_ulp(exact, read)) and same_length \
                 and ours_for_exact[:-1] == theirs[:-1]:
             continue
         problems.append(f"{theirs.decode()} written as {ours.decode()}")
@@ -211,7 +210,7 @@ def _differences(ours: Any, python: Any, path: str, out: list[str]) -> None:
             _differences(mine, theirs, f"{path}/{i}", out)
     elif isinstance(python, float) and isinstance(ours, float):
         if ours != python and not (math.isnan(ours) and math.isnan(python)) \
-                and abs(_ordinal(ours) - _ordinal(python)) != 1:
+                and not _one_ulp(python, ours):
             out.append(f"{path}: {ours!r} for {python!r}")
     elif type(ours) is not type(python) or ours != python:
         out.append(f"{path}: {ours!r} for {python!r}")
