@@ -1,11 +1,14 @@
-"""The ``gameserde`` command: the same verbs for every format.
+"""The ``gameserde`` command: the same verbs and options for every format.
 
-    gameserde decode FORMAT FILE|-      binary to JSON (pretty on a terminal, compact when piped)
-    gameserde encode FORMAT FILE|- -o OUT   JSON to binary
-    gameserde verify FORMAT FILE|-      check that binary data is sound (exit 1 if not)
-    gameserde inspect FORMAT FILE|-     annotated byte map (exit 1 if the data is not sound)
+    gameserde decode FORMAT FILE|-        to JSON (pretty on a terminal, compact when piped)
+    gameserde encode FORMAT FILE|- -o OUT     JSON to the format
+    gameserde verify FORMAT FILE|-        check that the data is sound (exit 1 if not)
+    gameserde inspect FORMAT FILE|-       annotated byte map (exit 1 if the data is not sound)
+    gameserde convert FORMAT FILE|- -o OUT    the same data written with other options
 
-Each format adds its own options; ``gameserde VERB FORMAT --help`` lists them.
+The command is written once, against the codec interface (:mod:`gameserde.codecs`): each
+format declares its options (:mod:`gameserde.formats`) and the parser is built from them;
+``gameserde VERB FORMAT --help`` lists them. Only the format a command names is imported.
 
 No path prints a traceback: every failure is one line on standard error, ``gameserde: FILE:
 MESSAGE``, and one of the exit statuses in :data:`EXIT_STATUS`. A format's glue raises
@@ -19,31 +22,26 @@ import argparse
 import importlib
 import os
 import sys
+import warnings
 from collections.abc import Sequence
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from gameserde import __version__
 from gameserde._jsonio import dumps, loads
-from gameserde.errors import GameserdeError
+from gameserde.errors import GameserdeError, GameserdeWarning, UsageError
+from gameserde.formats import FORMATS, FormatInfo, Option, format_info
 
-FORMATS = {
-    "godot": ("gameserde.godot.cli", "Godot Variant binary (var_to_bytes, store_var, packets)"),
-    "flatbuffers": ("gameserde.flatbuffers.cli", "FlatBuffers with a .fbs schema read at run "
-                    "time"),
-    "zeze": ("gameserde.zeze.cli", "Zeze beans with a solution XML schema (Java runtime's "
-             "ByteBuffer)"),
-    "kingsisle": ("gameserde.kingsisle.cli", "KingsIsle ObjectProperty (Wizard101, Pirate101) "
-                  "with a type list: streams and BINd files"),
-    "o3de": ("gameserde.o3de.cli", "O3DE JSON (prefabs, settings registry, materials) "
-             "checked, typed with a registry and written as the engine writes it"),
-}
+if TYPE_CHECKING:
+    from gameserde.codecs import Codec
 
 VERBS = {
-    "decode": "decode binary data to JSON",
-    "encode": "encode JSON to binary data",
-    "verify": "check that binary data is sound; exit status 1 and the reason if it is not",
-    "inspect": "print an annotated byte map (offset, bytes, path, type, value); exit status 1 "
-               "and the reason if the data is not sound",
+    "decode": "read data in the format and write it as JSON",
+    "encode": "read JSON and write it in the format",
+    "verify": "check that data is sound; exit status 1 and the reason if it is not",
+    "inspect": "print which bytes hold which value (offset, bytes, path, type, value); exit "
+               "status 1 and the reason if the data is not sound",
+    "convert": "read data with one set of options and write it with another (the --to- "
+               "options), in one step",
 }
 
 
@@ -107,11 +105,34 @@ def version_text() -> str:
     return f"gameserde {__version__} ({detail})"
 
 
-def _format_module(name: str) -> Any:
-    return importlib.import_module(FORMATS[name][0])
+def _legacy_module(name: str) -> Any:
+    """The glue of a format not yet moved to the codec interface (``gameserde.NAME.cli``)."""
+    return importlib.import_module(f"gameserde.{name}.cli")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _info(name: str) -> FormatInfo | None:
+    """A format's declarations, or None while it still has only its own glue."""
+    try:
+        return format_info(name)
+    except ModuleNotFoundError as e:
+        if e.name != FORMATS[name].module:
+            raise
+        return None
+
+
+class _Version(argparse.Action):
+    """``--version``: the accelerators are looked up (every format imported) only when asked."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Any, option_string: str | None = None) -> None:
+        print(version_text())
+        parser.exit()
+
+
+def build_parser(only: tuple[str, str] | None = None) -> argparse.ArgumentParser:
+    """The parser of every verb and format; with ``only`` (verb, format), the options of that
+    one format are the only ones loaded (so a command imports one format; ``main`` passes
+    ``("", "")`` when the command names no format, so ``--help`` imports none)."""
     parser = argparse.ArgumentParser(
         prog="gameserde",
         description="Read, write, convert and inspect game-engine serialization formats, "
@@ -120,39 +141,91 @@ def build_parser() -> argparse.ArgumentParser:
                "  gameserde decode godot save.bin\n"
                "  gameserde decode godot --framing store_var savegame.sav -o save.json\n"
                "  gameserde encode godot save.json -o save.bin\n"
+               "  gameserde convert godot --profile godot3 --to-profile godot4 old.bin "
+               "-o new.bin\n"
                "  gameserde inspect godot --profile godot3 packet.bin\n"
-               "  gameserde decode kingsisle --types types.json --deep Template.bin\n\n"
+               "  gameserde decode kingsisle --schema types.json --deep Template.bin\n\n"
                "Run 'gameserde VERB FORMAT --help' for the options of one format.\n\n"
                + EXIT_STATUS,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--version", action="version", version=version_text())
+    parser.add_argument("--version", action=_Version, nargs=0,
+                        help="show the version and the C accelerators in use, and exit")
     verbs = parser.add_subparsers(dest="verb", metavar="VERB", required=True)
-    modules = {fmt: _format_module(fmt) for fmt in FORMATS}
     for verb, help_text in VERBS.items():
-        formats_with_verb = ", ".join(f for f, m in modules.items() if verb in m.VERBS)
-        help_text = f"{help_text} (formats: {formats_with_verb})"
+        help_text = f"{help_text} (formats: {', '.join(FORMATS)})"
         vp = verbs.add_parser(verb, help=help_text, description=help_text)
         formats = vp.add_subparsers(dest="format", metavar="FORMAT", required=True)
-        for fmt, (_, fmt_help) in FORMATS.items():
-            module = modules[fmt]
-            if verb not in module.VERBS:
-                continue
-            fp = formats.add_parser(fmt, help=fmt_help,
-                                    description=f"{VERBS[verb]}: {fmt_help}",
+        for fmt, entry in FORMATS.items():
+            fp = formats.add_parser(fmt, help=entry.description,
+                                    description=f"{VERBS[verb]}: {entry.description}",
                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-            fp.add_argument("input", metavar="FILE",
-                            help="input file, or - for standard input")
-            fp.add_argument("-o", "--output", metavar="OUT",
-                            help="output file (default: standard output)")
-            if verb == "decode" and module.JSON_VALUES:
-                style = fp.add_mutually_exclusive_group()
-                style.add_argument("--pretty", dest="pretty", action="store_true",
-                                   default=None, help="indent the JSON (default on a terminal)")
-                style.add_argument("--compact", dest="pretty", action="store_false",
-                                   help="one-line JSON (default when piped or written to a file)")
-            module.add_arguments(verb, fp)
+            if only is None or only == (verb, fmt):
+                _add_arguments(fp, verb, fmt)
     return parser
+
+
+def _add_arguments(fp: argparse.ArgumentParser, verb: str, fmt: str) -> None:
+    """The options of ``gameserde VERB FMT``: the shared ones, then the format's."""
+    info = _info(fmt)
+    if info is None:
+        module = _legacy_module(fmt)
+        if verb not in module.VERBS:
+            fp.epilog = f"{fmt} has no {verb} yet"
+            return
+    fp.add_argument("input", metavar="FILE", help="input file, or - for standard input")
+    fp.add_argument("-o", "--output", metavar="OUT", default=None,
+                    help=OUTPUT_HELP[verb])
+    if verb == "decode" and (info is not None or _legacy_module(fmt).JSON_VALUES):
+        style = fp.add_mutually_exclusive_group()
+        style.add_argument("--pretty", dest="pretty", action="store_true", default=None,
+                           help="indent the JSON (default on a terminal)")
+        style.add_argument("--compact", dest="pretty", action="store_false",
+                           help="one-line JSON (default when piped or written to a file)")
+    if info is None:
+        _legacy_module(fmt).add_arguments(verb, fp)
+        return
+    fp.epilog = info.epilog
+    fp.argument_default = argparse.SUPPRESS  # the codec applies its defaults
+    if verb == "inspect":
+        fp.add_argument("--as", dest="map_as", choices=["table", "json"], default="table",
+                        help="the map as a text table (default) or as JSON: {\"rows\": "
+                             "[{\"offset\", \"length\", \"bytes\", \"path\", \"type\", "
+                             "\"value\"}, ...], \"error\"}")
+    fp.add_argument("--strict", action="store_true", default=False,
+                    help="fail (exit status 1) on anything the command would otherwise only "
+                         "report on standard error (input kept only as it is, or left out)")
+    for option in info.options_for(verb):
+        _add_option(fp, option, option.flags, option.name)
+    if verb == "convert":
+        for option in info.options:
+            if option.output and "encode" in option.verbs:
+                flags = tuple(f"--to-{f[2:]}" for f in option.flags if f.startswith("--"))
+                _add_option(fp, option, flags, "to_" + option.name, negate=True)
+
+
+def _add_option(fp: argparse.ArgumentParser, option: Option, flags: tuple[str, ...],
+                dest: str, *, negate: bool = False) -> None:
+    if option.parse is None:
+        fp.add_argument(*flags, dest=dest, action="store_true", help=option.help)
+        if negate:
+            fp.add_argument(*(f"--to-no-{f[5:]}" for f in flags), dest=dest,
+                            action="store_false",
+                            help=f"the written side without {flags[0][5:]}")
+        return
+    fp.add_argument(*flags, dest=dest, type=option.parse, metavar=option.metavar,
+                    choices=option.choices, help=option.help)
+
+
+OUTPUT_HELP = {
+    "decode": "write the JSON to OUT (default: standard output)",
+    "encode": "write the binary data to OUT (default: standard output when it is not a "
+              "terminal)",
+    "verify": "write the report to OUT (default: standard output)",
+    "inspect": "write the map to OUT (default: standard output)",
+    "convert": "write the converted data to OUT (default: standard output when it is not a "
+               "terminal)",
+}
 
 
 def _read_input(path: str) -> bytes:
@@ -171,17 +244,30 @@ def _write_output(path: str | None, data: bytes, stdout: BinaryIO) -> None:
             f.write(data)
 
 
+def _selected(argv: Sequence[str]) -> tuple[str, str] | None:
+    """The verb and format ``argv`` names, when it starts with them."""
+    if len(argv) >= 2 and argv[0] in VERBS and argv[1] in FORMATS:
+        return argv[0], argv[1]
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     name = ""
+    args_list = list(sys.argv[1:] if argv is None else argv)
     try:
-        args = build_parser().parse_args(argv)
+        args = build_parser(_selected(args_list) or ("", "")).parse_args(args_list)
         name = "<stdin>" if args.input == "-" else args.input
+        if _info(args.format) is None:
+            return _run_legacy(args, name)
         return _run(args, name)
-    except CommandError as e:
+    except (CommandError, UsageError) as e:
         print(f"gameserde: {e}", file=sys.stderr)
-        return e.status
+        return e.status if isinstance(e, CommandError) else 2
     except GameserdeError as e:
         print(f"gameserde: {name}: {e}", file=sys.stderr)
+        return 1
+    except GameserdeWarning as e:
+        print(f"gameserde: {name}: {e} (--strict)", file=sys.stderr)
         return 1
     except BrokenPipeError:
         _silence_stdout()
@@ -198,8 +284,72 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 3
 
 
+_CLI_KEYS = ("verb", "format", "input", "output", "pretty", "map_as", "strict")
+
+
+def codec_options(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The codec options the command line gave (only those given: the codec applies its
+    defaults), and for ``convert`` the written side's (the read side's, changed by the
+    ``--to-`` options)."""
+    given = {k: v for k, v in vars(args).items() if k not in _CLI_KEYS}
+    read = {k: v for k, v in given.items() if not k.startswith("to_")}
+    written = dict(read)
+    written.update({k[3:]: v for k, v in given.items() if k.startswith("to_")})
+    return read, written
+
+
 def _run(args: argparse.Namespace, name: str) -> int:
-    module = _format_module(args.format)
+    info = format_info(args.format)
+    read, written = codec_options(args)
+    codec = info.make(**read)
+    out_codec = info.make(**written) if args.verb == "convert" else None
+    to_terminal = args.output in (None, "-") and sys.stdout.isatty()
+    if args.verb in ("encode", "convert") and to_terminal:
+        raise UsageError(f"{name}: refusing to write binary data to a terminal; use -o FILE or "
+                         "a pipe")
+    data = _read_input(args.input)
+    with warnings.catch_warnings(record=True) as noted:
+        warnings.simplefilter("error" if args.strict else "always", GameserdeWarning)
+        out, error = _verb(args, codec, out_codec, data, to_terminal, name)
+    for w in noted:
+        if issubclass(w.category, GameserdeWarning):
+            print(f"gameserde: {name}: {w.message}", file=sys.stderr)
+        else:
+            warnings.showwarning(w.message, w.category, w.filename, w.lineno)
+    _write_output(args.output, out, sys.stdout.buffer)
+    if error is not None:
+        print(f"gameserde: {name}: {error}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _verb(args: argparse.Namespace, codec: Codec, out_codec: Codec | None, data: bytes,
+          to_terminal: bool, name: str) -> tuple[bytes, GameserdeError | None]:
+    """What the verb writes, and for ``inspect`` the reason the data is not sound."""
+    verb = args.verb
+    if verb == "decode":
+        pretty = to_terminal if getattr(args, "pretty", None) is None else args.pretty
+        text = codec.to_json(data, pretty=pretty)
+        if to_terminal and not text.endswith("\n"):
+            text += "\n"
+        return text.encode("utf-8", "surrogateescape"), None
+    if verb == "encode":
+        return codec.from_json(data), None
+    if verb == "convert":
+        assert out_codec is not None
+        return codec.convert(data, out_codec), None
+    if verb == "verify":
+        return f"{name}: {codec.verify(data)}\n".encode(), None
+    byte_map = codec.inspect(data)
+    if args.map_as == "json":
+        text = dumps(byte_map.to_jsonable(), pretty=to_terminal).decode("utf-8")
+    else:
+        text = byte_map.render() + "\n"
+    return text.encode("utf-8", "backslashreplace"), byte_map.error
+
+
+def _run_legacy(args: argparse.Namespace, name: str) -> int:
+    module = _legacy_module(args.format)
     stdout = sys.stdout.buffer
     data = _read_input(args.input)
     if args.verb == "decode":

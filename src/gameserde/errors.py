@@ -2,7 +2,13 @@
 
 Decoders raise :class:`DecodeError` (and nothing else) on bad input; encoders raise
 :class:`EncodeError` for values the format cannot hold; schema loaders raise
-:class:`SchemaError`. All derive from :class:`GameserdeError`.
+:class:`SchemaError`; options that cannot go together, or a name the schema lacks, raise
+:class:`UsageError`. All derive from :class:`GameserdeError`.
+
+What a codec keeps only as the input has it, or cannot represent, is reported as a
+:class:`GameserdeWarning` (``warnings.warn``), never dropped quietly; turn warnings into
+errors (``warnings.simplefilter("error", GameserdeWarning)``, or the command line's
+``--strict``) to refuse such input.
 """
 
 from __future__ import annotations
@@ -81,6 +87,24 @@ class EncodeError(_PathMixin, GameserdeError, ValueError):
 
 class SchemaError(GameserdeError, ValueError):
     """A schema (file or declaration) is invalid."""
+
+
+class UsageError(GameserdeError, ValueError):
+    """Options that are unknown, out of range or cannot go together, or a name (root type,
+    bean, class) the schema does not have; the command line exits with status 2."""
+
+
+class UnknownNameError(UsageError, KeyError):
+    """A name the schema does not have (a root type, a bean); also a :class:`KeyError`, as
+    looking a name up in a mapping is."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
+class GameserdeWarning(UserWarning):
+    """Part of the input is kept only as the input has it, or cannot be represented: the
+    message says which part (with its byte offset or path) and what was done with it."""
 
 
 def short_path(path: str, limit: int = 160) -> str:
