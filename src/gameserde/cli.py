@@ -301,8 +301,14 @@ def codec_options(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, A
 def _run(args: argparse.Namespace, name: str) -> int:
     info = format_info(args.format)
     read, written = codec_options(args)
+    if info.takes_source:
+        source = None if args.input == "-" else args.input
+        read["source"] = written["source"] = source
     codec = info.make(**read)
     out_codec = info.make(**written) if args.verb == "convert" else None
+    if getattr(args, "pretty", None) is not None and not codec.json_output:
+        raise UsageError(f"--{'pretty' if args.pretty else 'compact'} applies to JSON output, "
+                         f"and these options make {args.format} decode write another form")
     to_terminal = args.output in (None, "-") and sys.stdout.isatty()
     if args.verb in ("encode", "convert") and to_terminal:
         raise UsageError(f"{name}: refusing to write binary data to a terminal; use -o FILE or "

@@ -59,6 +59,10 @@ class Codec(abc.ABC):
     def __init__(self, options: Mapping[str, Any]) -> None:
         self.options: dict[str, Any] = dict(options)
 
+    json_output: bool = True
+    """Whether :meth:`to_json` writes JSON (a codec set to write another text form, such as
+    KingsIsle's XML, sets it false: ``--pretty``/``--compact`` are then refused)."""
+
     @property
     def spec(self) -> tuple[str, dict[str, Any]]:
         """``(format, options)``: what :func:`codec` needs to build this codec again."""

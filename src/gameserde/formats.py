@@ -87,13 +87,19 @@ class Option:
 class FormatInfo:
     """A format's declarations: its name, a line saying what it is, its codec factory (which
     takes the options as keywords and applies their defaults), its options, and the text the
-    command line's help ends with (examples, the format's own terms)."""
+    command line's help ends with (examples, the format's own terms).
+
+    ``takes_source``: the codec reads the input's file name from its ``source`` option (O3DE
+    picks its reader and registry by extension); the command line passes the input's path
+    (``None`` for standard input).
+    """
 
     name: str
     description: str
     make: Callable[..., Codec]
     options: tuple[Option, ...]
     epilog: str = ""
+    takes_source: bool = False
 
     def options_for(self, verb: str) -> list[Option]:
         """The options ``verb`` takes (for ``convert``: those of the input side)."""
