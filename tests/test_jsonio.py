@@ -60,3 +60,14 @@ def test_limits() -> None:
     with pytest.raises(DecodeError, match="line 1, column 2"):
         loads("[")
     assert loads('{"a": 1}') == loads(b'{"a": 1}') == {"a": 1}
+
+
+@pytest.mark.parametrize("text,offset", [("1" * 5000, 0), ('{"gold": -' + "7" * 4400 + "}", 9)])
+def test_a_huge_integer_is_named_without_python_internals(text: str, offset: int) -> None:
+    with pytest.raises(DecodeError) as e:
+        loads(text, format="zeze")
+    assert e.value.offset == offset
+    message = str(e.value)
+    assert message.startswith(f"zeze encode error at byte {offset} ")
+    assert "digits, longer than any format here holds" in message
+    assert "sys." not in message and "7777" not in message and "1111" not in message

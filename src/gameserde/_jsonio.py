@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import re
 from typing import Any
 
 from gameserde._recursion import recursion_room
@@ -118,19 +119,29 @@ def _inline_size(value: Any, budget: int) -> int:
     return len(json.dumps(value))
 
 
-def loads(data: str | bytes, *, source: str = "") -> Any:
-    """Parse JSON text; errors become a DecodeError with line and column."""
+def loads(data: str | bytes, *, source: str = "", format: str = "json") -> Any:
+    """Parse JSON text; errors become a DecodeError with line and column. ``format`` names
+    the format whose JSON it is: its errors then read ``FORMAT encode error at byte N: ...``
+    (the JSON is read to be encoded)."""
+    verb = "decode" if format == "json" else "encode"
     try:
         with recursion_room(JSON_DEPTH_LIMIT):
             return json.loads(data)
     except json.JSONDecodeError as e:
         raise DecodeError(f"not valid JSON: {e.msg} (line {e.lineno}, column {e.colno})",
-                          offset=e.pos, format="json") from None
+                          offset=e.pos, format=format, verb=verb) from None
     except UnicodeDecodeError as e:
         raise DecodeError(f"JSON text is not UTF-8 ({e.reason})", offset=e.start,
-                          format="json") from None
-    except ValueError as e:  # an integer of more digits than int() converts
-        raise DecodeError(f"not valid JSON: {e}", format="json") from None
+                          format=format, verb=verb) from None
+    except ValueError:  # an integer of more digits than int() converts
+        found = _LONG_INTEGER.search(data if isinstance(data, bytes) else data.encode())
+        offset, digits = (found.start(), found.end() - found.start()) if found else (None, 0)
+        raise DecodeError(f"an integer of {digits or 'over 4300'} digits, longer than any "
+                          "format here holds (at most 4300 digits are read)", offset=offset,
+                          format=format, verb=verb) from None
     except RecursionError:
         raise DecodeError(f"JSON nests deeper than {JSON_DEPTH_LIMIT} levels",
-                          format="json") from None
+                          format=format, verb=verb) from None
+
+
+_LONG_INTEGER = re.compile(rb"\d{4301,}")

@@ -95,7 +95,7 @@ class Codec(abc.ABC):
         from gameserde._jsonio import loads
 
         raw = text if isinstance(text, str) else bytes(text)
-        return self.encode(self.from_jsonable(loads(raw)))
+        return self.encode(self.from_jsonable(loads(raw, format=self.format)))
 
     @abc.abstractmethod
     def verify(self, data: Buffer) -> str:

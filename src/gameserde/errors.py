@@ -45,16 +45,18 @@ class DecodeError(_PathMixin, GameserdeError, ValueError):
     """Input bytes (or text) could not be decoded.
 
     ``offset`` is the byte offset where the problem was found, ``path`` the location of the
-    value being decoded (``$`` is the root, ``$[3]["pos"]`` the key ``"pos"`` of the fourth
-    element), ``format`` the codec's name.
+    value being decoded (``$`` is the root, ``$.items[3]`` the fourth element of the field
+    ``items``, ``$["pos"]`` the key ``"pos"`` of a map), ``format`` the codec's name, ``verb``
+    what was being done (``"encode"`` for the JSON text an encode reads).
     """
 
     def __init__(self, message: str, *, offset: int | None = None, path: str = "$",
-                 format: str = "") -> None:
+                 format: str = "", verb: str = "decode") -> None:
         self.message = message
         self.offset = offset
         self._init_path(path)
         self.format = format
+        self.verb = verb
         super().__init__(message)
 
     def __str__(self) -> str:
@@ -65,8 +67,8 @@ class DecodeError(_PathMixin, GameserdeError, ValueError):
             where.append(f"in {short_path(self.path)}")
         prefix = f"{self.format} " if self.format else ""
         if where:
-            return f"{prefix}decode error {' '.join(where)}: {self.message}"
-        return f"{prefix}decode error: {self.message}"
+            return f"{prefix}{self.verb} error {' '.join(where)}: {self.message}"
+        return f"{prefix}{self.verb} error: {self.message}"
 
 
 class EncodeError(_PathMixin, GameserdeError, ValueError):
