@@ -135,7 +135,7 @@ def loads(data: str | bytes, *, source: str = "", format: str = "json") -> Any:
                           format=format, verb=verb) from None
     except ValueError:  # an integer of more digits than int() converts
         found = _LONG_INTEGER.search(data if isinstance(data, bytes) else data.encode())
-        offset, digits = (found.start(), found.end() - found.start()) if found else (None, 0)
+        offset, digits = (found.start(), len(found[1])) if found else (None, 0)
         raise DecodeError(f"an integer of {digits or 'over 4300'} digits, longer than any "
                           "format here holds (at most 4300 digits are read)", offset=offset,
                           format=format, verb=verb) from None
@@ -144,4 +144,4 @@ def loads(data: str | bytes, *, source: str = "", format: str = "json") -> Any:
                           format=format, verb=verb) from None
 
 
-_LONG_INTEGER = re.compile(rb"\d{4301,}")
+_LONG_INTEGER = re.compile(rb"-?(\d{4301,})")
