@@ -13,6 +13,9 @@ errors (``warnings.simplefilter("error", GameserdeWarning)``, or the command lin
 
 from __future__ import annotations
 
+__all__ = ["DecodeError", "EncodeError", "GameserdeError", "GameserdeWarning", "SchemaError",
+           "UnknownNameError", "UsageError", "path_key", "short_path"]
+
 
 class GameserdeError(Exception):
     """Base class of every error gameserde raises on purpose."""
