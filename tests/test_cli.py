@@ -127,12 +127,12 @@ def test_help_documents_the_exit_statuses(capsys: pytest.CaptureFixture[str]) ->
 @pytest.mark.parametrize("verb", ["decode", "inspect"])
 def test_unexpected_exception_is_one_line_and_status_3(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], verb: str) -> None:
-    import gameserde.godot.cli as godot_cli
+    from gameserde.godot import GodotCodec
 
-    def broken(*args: Any) -> Any:
+    def broken(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("something\nnobody expected")
 
-    monkeypatch.setattr(godot_cli, verb, broken)
+    monkeypatch.setattr(GodotCodec, {"decode": "to_json", "inspect": "inspect"}[verb], broken)
     assert main([verb, "godot", "--framing", "store_var", str(SAVEGAME)]) == 3
     captured = capsys.readouterr()
     assert captured.out == ""
@@ -142,12 +142,12 @@ def test_unexpected_exception_is_one_line_and_status_3(
 
 def test_interrupt_is_status_130(monkeypatch: pytest.MonkeyPatch,
                                  capsys: pytest.CaptureFixture[str]) -> None:
-    import gameserde.godot.cli as godot_cli
+    from gameserde.godot import GodotCodec
 
-    def interrupted(*args: Any) -> Any:
+    def interrupted(*args: Any, **kwargs: Any) -> Any:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(godot_cli, "decode", interrupted)
+    monkeypatch.setattr(GodotCodec, "to_json", interrupted)
     assert main(["decode", "godot", str(SAVEGAME)]) == 130
     assert capsys.readouterr().err == ""
 

@@ -673,7 +673,7 @@ def test_from_json_malformed(obj: Any, path: str) -> None:
     with pytest.raises(DecodeError) as info:
         from_jsonable(obj)
     assert info.value.path == path
-    assert info.value.format == "godot-json"
+    assert info.value.format == "godot" and info.value.verb == "encode"
 
 
 # Malformed JSON the view does not turn into DecodeError (library bugs: other exceptions).

@@ -79,6 +79,10 @@ _INT_MATH: dict[T, tuple[int, _Fn[[Any], Any]]] = {
 }
 
 
+class NestingError(DecodeError):
+    """The data nests values deeper than ``max_depth`` allows (a :class:`DecodeError`)."""
+
+
 def _fail(message: str, offset: int) -> DecodeError:
     return DecodeError(message, offset=offset, format="godot")
 
@@ -125,7 +129,8 @@ def make_reader(buf: memoryview, profile: Profile, allow_objects: bool,
 
     def read_value(pos: int, depth: int) -> tuple[Any, int]:
         if depth > max_depth:
-            raise _fail(f"values are nested deeper than {max_depth} levels", pos)
+            raise NestingError(f"values are nested deeper than {max_depth} levels",
+                               offset=pos, format="godot")
         if end - pos < 4:
             raise _fail(f"a Variant header needs 4 bytes but only {max(end - pos, 0)} are left",
                         pos)

@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from gameserde._recursion import recursion_room
-from gameserde.errors import EncodeError, path_key
+from gameserde.errors import EncodeError, UsageError, path_key
 from gameserde.godot import _accel
 from gameserde.godot import types as gt
 from gameserde.godot.profiles import (
@@ -389,7 +389,7 @@ def encode(value: Any, *, profile: str | Profile = "godot4", full_objects: bool 
     prof = get_profile(profile)
     check_max_depth(max_depth)
     if double_precision and not prof.math_flag64:
-        raise ValueError(f"double_precision is a Godot 4 setting; profile {prof.name} has no "
+        raise UsageError(f"double_precision is a Godot 4 setting; profile {prof.name} has no "
                          "64-bit math types")
     if _accel.ENABLED:  # the C twin of make_writer, when it was built (see _accel)
         fast = _accel.encode(value, prof, full_objects, double_precision, max_depth)

@@ -19,7 +19,7 @@ import struct
 from collections.abc import Iterator
 from typing import Any, NamedTuple
 
-from gameserde.errors import DecodeError, EncodeError
+from gameserde.errors import DecodeError, EncodeError, UsageError
 from gameserde.godot.decoder import decode, decode_prefix
 from gameserde.godot.encoder import encode
 from gameserde.godot.profiles import MAX_DEPTH, PROFILES, Profile, get_profile
@@ -138,9 +138,9 @@ def records(data: Any, *, framing: str = "raw", big_endian: bool = False,
             max_depth: int = MAX_DEPTH) -> Iterator[Record]:
     """Each Variant of ``data`` in ``framing`` (one of :data:`FRAMINGS`), in order."""
     if framing not in FRAMINGS:
-        raise ValueError(f"unknown framing {framing!r}; choose one of {', '.join(FRAMINGS)}")
+        raise UsageError(f"unknown framing {framing!r}; choose one of {', '.join(FRAMINGS)}")
     if big_endian and framing != "store_var":
-        raise ValueError("big_endian applies to the store_var framing only")
+        raise UsageError("big_endian applies to the store_var framing only")
     opts: dict[str, Any] = {"profile": profile, "allow_objects": allow_objects,
                             "max_depth": max_depth}
     if framing in ("raw", "base64"):
@@ -172,17 +172,32 @@ def _framed(data: Any, big_endian: bool, packet_max: int | None, profile: str | 
 
 def verify(data: Any, *, framing: str = "raw", big_endian: bool = False,
            profile: str | Profile = "godot4", allow_objects: bool = False,
-           max_depth: int = MAX_DEPTH) -> None:
-    """Raise :class:`DecodeError` unless the engine would read ``data`` back in ``framing``.
+           max_depth: int = MAX_DEPTH, allow_trailing: bool = False) -> None:
+    """Raise :class:`DecodeError` unless the engine would read all of ``data`` back in
+    ``framing``.
 
-    ``raw``: ``bytes_to_var`` (``bytes_to_var_with_objects`` when ``allow_objects``) accepts it;
-    bytes after the Variant are ignored, as the engine ignores them. ``store_var``: every
-    record, up to the last byte, is one ``get_var`` reads. ``packet_stream``: every packet
-    ``PacketPeerStream`` accepts. ``base64``: ``Marshalls.base64_to_variant`` accepts the text.
+    ``raw``: ``bytes_to_var`` (``bytes_to_var_with_objects`` when ``allow_objects``) accepts it,
+    and no bytes follow the Variant (the engine ignores such bytes: ``allow_trailing`` accepts
+    them). ``store_var``: every record, up to the last byte, is one ``get_var`` reads.
+    ``packet_stream``: every packet ``PacketPeerStream`` accepts. ``base64``:
+    ``Marshalls.base64_to_variant`` accepts the text, and no bytes follow the Variant in the
+    bytes it stands for (unless ``allow_trailing``).
     """
-    for _ in records(data, framing=framing, big_endian=big_endian, profile=profile,
-                     allow_objects=allow_objects, max_depth=max_depth):
-        pass
+    for record in records(data, framing=framing, big_endian=big_endian, profile=profile,
+                          allow_objects=allow_objects, max_depth=max_depth):
+        if framing in ("raw", "base64") and not allow_trailing:
+            raw = data if framing == "raw" else base64_bytes(data)
+            total = len(memoryview(raw).cast("B"))
+            if record.size < total:
+                raise trailing_bytes(record.size, total, framing)
+
+
+def trailing_bytes(end: int, total: int, framing: str, advice: str = "") -> DecodeError:
+    """The error for the ``total - end`` bytes after a raw or base64 Variant ending at
+    ``end``; ``advice`` ends the parenthesis saying the engine ignores them."""
+    where = " (in the bytes the base64 text stands for)" if framing == "base64" else ""
+    return DecodeError(f"{total - end} bytes after the value{where} are not part of it (the "
+                       f"engine ignores them{advice})", offset=end, format="godot")
 
 
 class Guess(NamedTuple):

@@ -34,8 +34,10 @@ _COMPOSITE: Any = object()  # what walk() gives for an Array or Dictionary inste
 
 
 def regions(data: Any, *, profile: str | Profile = "godot4", offset: int = 0,
-            allow_objects: bool = True, max_depth: int = MAX_DEPTH) -> list[Region]:
-    """The regions of the Variant at ``offset``, in byte order."""
+            allow_objects: bool = True, max_depth: int = MAX_DEPTH, root: str = "$",
+            base: int = 0) -> list[Region]:
+    """The regions of the Variant at ``offset``, in byte order; paths start with ``root``
+    and offsets count from ``base`` bytes before ``data`` (where ``data`` sits in a file)."""
     prof = get_profile(profile)
     check_max_depth(max_depth)
     buf = memoryview(data).cast("B")
@@ -48,8 +50,8 @@ def regions(data: Any, *, profile: str | Profile = "godot4", offset: int = 0,
         except DecodeError as e:
             e.path = str(where) + e.path[1:]
             raise
-        out.append(Region(pos, min(end - pos, len(buf) - pos), where, _type_name(value),
-                          _short(value)))
+        out.append(Region(base + pos, min(end - pos, len(buf) - pos), where,
+                          _type_name(value), _short(value)))
         return end, value
 
     def count_row(pos: int, where: Path, what: str) -> tuple[int, int]:
@@ -91,11 +93,11 @@ def regions(data: Any, *, profile: str | Profile = "godot4", offset: int = 0,
         name = gt.TYPE_NAMES[vtype]
         if any(t != "Variant" for t in types):
             name += "[" + ", ".join(types) + "]"
-        out.append(Region(start, pos - start, where, name, "header"))
+        out.append(Region(base + start, pos - start, where, name, "header"))
         raw, after = count_row(pos, where, f"{name} size")
         count = raw & 0x7FFFFFFF
         nouns = ("element", "elements") if vtype == T.ARRAY else ("entry", "entries")
-        out.append(Region(pos, 4, where, name, f"{count} {nouns[count != 1]}"))
+        out.append(Region(base + pos, 4, where, name, f"{count} {nouns[count != 1]}"))
         pos = after
         for i in range(count):
             if vtype == T.ARRAY:
@@ -105,15 +107,16 @@ def regions(data: Any, *, profile: str | Profile = "godot4", offset: int = 0,
                 pos, _ = walk(pos, Path(where, _key_step(key, i)), depth + 1)
         return pos, _COMPOSITE
 
-    root = Path(None, "$")
+    top = Path(None, root)
     try:
         with recursion_room(2 * max_depth + 64):
-            walk(offset, root, 0)
+            walk(offset, top, 0)
     except DecodeError as e:
         at = e.offset if e.offset is not None else offset
-        out.append(Region(at, max(len(buf) - at, 0), Path(None, e.path), "ERROR", e.message))
+        out.append(Region(base + at, max(len(buf) - at, 0), Path(None, e.path), "ERROR",
+                          e.message))
     except RecursionError:
-        out.append(Region(offset, max(len(buf) - offset, 0), root, "ERROR",
+        out.append(Region(base + offset, max(len(buf) - offset, 0), top, "ERROR",
                           "values are nested too deeply for this Python stack"))
     return out
 

@@ -36,7 +36,7 @@ from typing import Any
 from gameserde.errors import DecodeError, EncodeError
 from gameserde.godot import types as gt
 
-FORMAT = "godot-json"
+FORMAT = "godot"
 _BITS = struct.Struct("<Q")
 _DOUBLE = struct.Struct("<d")
 _QUIET_NAN, _NEGATIVE_NAN = 0x7FF8000000000000, 0xFFF8000000000000
@@ -198,7 +198,7 @@ Where = str | At
 
 
 def fail(message: str, path: Where) -> DecodeError:
-    return DecodeError(message, path=str(path), format=FORMAT)
+    return DecodeError(message, path=str(path), format=FORMAT, verb="encode")
 
 
 def closest(name: str, names: Iterable[str]) -> str:

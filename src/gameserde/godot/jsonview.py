@@ -23,6 +23,7 @@ from typing import Any, Literal
 
 from gameserde import _jsonio
 from gameserde._recursion import recursion_room
+from gameserde.errors import UsageError
 from gameserde.godot import json_native, json_plain
 from gameserde.godot import types as gt
 from gameserde.godot.profiles import MAX_DEPTH, check_max_depth
@@ -35,7 +36,7 @@ def _module(mode: str) -> Any:
     try:
         return MODES[mode]
     except KeyError:
-        raise ValueError(f"unknown JSON mode {mode!r}; choose native or plain") from None
+        raise UsageError(f"unknown JSON mode {mode!r}; choose native or plain") from None
 
 
 def to_jsonable(value: Any, *, mode: JsonMode = "native", max_depth: int = MAX_DEPTH) -> Any:

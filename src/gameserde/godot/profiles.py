@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from gameserde.errors import UsageError
 from gameserde.godot.types import VariantType as T
 
 _COMMON_PREFIX = (
@@ -107,7 +108,7 @@ def get_profile(name: str | Profile) -> Profile:
         return PROFILES[name]
     except KeyError:
         choices = ", ".join(PROFILES)
-        raise ValueError(f"unknown Godot profile {name!r}; choose one of {choices}") from None
+        raise UsageError(f"unknown Godot profile {name!r}; choose one of {choices}") from None
 
 
 # Header flag bits.
@@ -124,5 +125,8 @@ MAX_DEPTH_LIMIT = 100_000
 
 
 def check_max_depth(max_depth: int) -> None:
-    if not 0 <= max_depth <= MAX_DEPTH_LIMIT:
-        raise ValueError(f"max_depth must be between 0 and {MAX_DEPTH_LIMIT}, got {max_depth}")
+    """Refuse (:class:`UsageError`) a ``max_depth`` that is not a whole number from 0 to
+    :data:`MAX_DEPTH_LIMIT`."""
+    from gameserde.formats import check_max_depth as check
+
+    check(max_depth, MAX_DEPTH_LIMIT)
