@@ -1,7 +1,7 @@
 """Zeze (e2wugui/zeze): solution XML schemas, the ByteBuffer wire format and beans, byte-exact
 with Zeze's Java runtime."""
 
-from gameserde.zeze.codec import BeanCodec, decode, decode_from, encode
+from gameserde.zeze.codec import BeanCodec, decode, decode_from, encode, verify
 from gameserde.zeze.generic import (
     GenericBean,
     GenericDynamic,
@@ -22,5 +22,5 @@ __all__ = [
     "GenericField", "GenericList", "GenericMap", "Protocol", "UnknownField", "ZezeSchema",
     "decode", "decode_from", "decode_generic", "decode_generic_bean", "encode", "from_json",
     "from_jsonable", "hash32", "hash64", "load_schema", "protocol_type_id", "to_json",
-    "to_jsonable", "to_plain",
+    "to_jsonable", "to_plain", "verify",
 ]

@@ -15,13 +15,15 @@ from __future__ import annotations
 import dataclasses
 import decimal
 import re
+import warnings
 from typing import Any
 
 from gameserde._expansion import exceeded
-from gameserde.errors import DecodeError, path_key
+from gameserde.errors import DecodeError, GameserdeWarning
 from gameserde.zeze import bytebuffer as bb
 from gameserde.zeze._convert import float_to_int, int_to_float32, to_float32, wrap
 from gameserde.zeze._plan import BeanPlan, FieldPlan, Plans, TypePlan
+from gameserde.zeze._show import map_key_step, map_value_step
 from gameserde.zeze.bytebuffer import Reader
 from gameserde.zeze.values import UNKNOWN_KEY, Dynamic, FrozenBean, UnknownField
 
@@ -70,25 +72,29 @@ class Decoder:
             i = r.read_tag_size(t)
             for f in layer:
                 while t > 1 and i < f.id:
-                    self._unknown(i, t, r, keep, depth)
+                    self._unknown(i, t, r, keep, plan, depth)
                     t = r.read_byte()
                     i = wrap(i + r.read_tag_size(t), 32)
                 if i == f.id:
                     try:
                         out[f.name] = self.value(f.type, t, r, depth)
                     except DecodeError as e:
-                        e.add_parent(path_key(f.name))
+                        e.add_parent(f".{f.name}")
                         raise
                     t = r.read_byte()
                     i = wrap(i + r.read_tag_size(t), 32)
             while t > 1:
-                self._unknown(i, t, r, keep, depth)
+                self._unknown(i, t, r, keep, plan, depth)
                 t = r.read_byte()
                 i = wrap(i + r.read_tag_size(t), 32)
             if t == 0:
                 break
             if index == last_layer:
+                end_tag = r.pos - 1
                 r.skip_bean(depth)
+                if r.pos - end_tag > 2:
+                    _skipped(f"what follows a layer end (01) in {plan.name}, which has no "
+                             "further layer", end_tag + 1, r.pos - 1)
                 break
         absent = [f for layer in plan.layers for f in layer if f.name not in out]
         if absent:
@@ -96,6 +102,11 @@ class Decoder:
         result = {f.name: out[f.name] if f.name in out else self._absent(f.type)
                   for layer in reversed(plan.layers) for f in layer}
         if self.classes and plan.cls is not None:
+            if kept:
+                warnings.warn(f"{len(kept)} unknown field{'s' * (len(kept) != 1)} of the "
+                              f"{plan.name} bean at byte {start} (0x{start:x}) dropped: a "
+                              "dataclass has nowhere to keep them (decode with classes=False "
+                              "to keep them)", GameserdeWarning, stacklevel=2)
             for layer in plan.layers:
                 for f in layer:
                     if f.type.kind == "set":
@@ -122,11 +133,14 @@ class Decoder:
                            for layer in plan.layers for f in layer})
 
     def _unknown(self, i: int, t: int, r: Reader, keep: list[UnknownField] | None,
-                 depth: int) -> None:
+                 plan: BeanPlan, depth: int) -> None:
         start = r.pos
         r.skip_field(t, depth)
         if keep is not None:
             keep.append(UnknownField(i, t & 0xF, r.data[start:r.pos]))
+        else:
+            _skipped(f"field {i} ({bb.WIRE_TYPE_NAMES[t & 0xF]}), which {plan.name} does not "
+                     "declare in that layer and does not keep", start, r.pos)
 
     # -- values, converted from the wire type as Java converts ------------------------------
 
@@ -174,7 +188,10 @@ class Decoder:
             return self._map(t, r, depth)
         elif kind == "bean" and wire in (bb.BEAN, bb.DYNAMIC):
             if wire == bb.DYNAMIC:
+                start = r.pos
                 r.skip_long()
+                _skipped(f"the TypeId of a dynamic bean read as the bean {t.bean}", start,
+                         r.pos)
             assert t.bean is not None
             return self.bean(self.plans.bean(t.bean), r, depth + 1)
         elif kind == "dynamic" and wire in (bb.BEAN, bb.DYNAMIC):
@@ -199,7 +216,7 @@ class Decoder:
             try:
                 items.append(self.value(t.element, header, r, depth + 1))
             except DecodeError as e:
-                e.add_parent(path_key(index))
+                e.add_parent(f"[{index}]")
                 raise
         if t.kind == "set":
             return list(dict.fromkeys(_key(v) for v in items))
@@ -214,9 +231,13 @@ class Decoder:
         for index in range(max(r.read_uint(), 0)):
             try:
                 key = _key(self.value(t.key, types >> 4, r, depth + 1))
+            except DecodeError as e:
+                e.add_parent(map_key_step(index))
+                raise
+            try:
                 out[key] = self.value(t.value, types, r, depth + 1)
             except DecodeError as e:
-                e.add_parent(f"[<entry {index}>]")
+                e.add_parent(map_value_step(key, index))
                 raise
         return out
 
@@ -226,7 +247,11 @@ class Decoder:
         start = r.pos
         type_id = r.read_long() if wire == bb.DYNAMIC else 0
         if type_id == 0:
+            body = r.pos
             r.skip_bean(depth + 1)
+            if r.pos - body > 1:
+                what = "TypeId 0 (the EmptyBean)" if wire == bb.DYNAMIC else "a bean"
+                _skipped(f"the body of {what} read as the dynamic {dyn.name}", body, r.pos)
             return Dynamic(None, {}, 0)
         bean = dyn.by_type_id.get(type_id)
         if bean is None:
@@ -262,6 +287,14 @@ class Decoder:
         if wire == bb.DOUBLE:
             return (float_to_int(r.read_double(), 32),)
         return None
+
+
+def _skipped(what: str, start: int, end: int) -> None:
+    """Warn that the bytes from ``start`` to ``end`` (``what``) are read past, not kept."""
+    size = end - start
+    warnings.warn(f"{what}: {size} byte{'s' * (size != 1)} at byte {start} (0x{start:x}) "
+                  "skipped, as Java's decode skips them (not written back)",
+                  GameserdeWarning, stacklevel=2)
 
 
 def _key(value: Any) -> Any:

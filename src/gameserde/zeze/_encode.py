@@ -16,8 +16,9 @@ import decimal
 from collections.abc import Mapping
 from typing import Any
 
-from gameserde.errors import EncodeError, path_key
+from gameserde.errors import EncodeError
 from gameserde.zeze._plan import BeanPlan, FieldPlan, Plans, TypePlan
+from gameserde.zeze._show import map_key_step, map_value_step, shown
 from gameserde.zeze.bytebuffer import Writer, uint_bytes
 from gameserde.zeze.values import UNKNOWN_KEY, Dynamic, UnknownField
 
@@ -35,7 +36,7 @@ def java_decimal_text(value: Any) -> str:
     if isinstance(value, int | str) and not isinstance(value, bool):
         value = decimal.Decimal(value)
     if not isinstance(value, decimal.Decimal) or not value.is_finite():
-        raise fail(f"a decimal must be a finite decimal.Decimal, not {value!r}")
+        raise fail(f"a decimal must be a finite decimal.Decimal, not {shown(value)}")
     return str(value)
 
 
@@ -66,7 +67,7 @@ class Encoder:
                 try:
                     last = self.field(f, get(f), last, w, depth)
                 except EncodeError as e:
-                    e.add_parent(path_key(f.name))
+                    e.add_parent(f".{f.name}")
                     raise
             if root:
                 for field in pending[u:]:
@@ -80,7 +81,7 @@ class Encoder:
             extra = [k for k in value if k not in plan.fields and k != UNKNOWN_KEY
                      and k not in plan.transient]
             if extra:
-                raise fail(f"{plan.name} has no field {extra[0]!r}")
+                raise fail(f"{plan.name} has no field {shown(extra[0])}")
             unknown = _unknown_fields(value.get(UNKNOWN_KEY) or ())
 
             def get(f: FieldPlan) -> Any:
@@ -166,12 +167,16 @@ class Encoder:
         if t.kind == "map":
             assert t.key is not None and t.value is not None
             w.write_map_header(len(items), t.key.wire, t.value.wire)
-            for k, v in items:
+            for index, (k, v) in enumerate(items):
                 try:
                     self.element(t.key, k, w, depth)
+                except EncodeError as e:
+                    e.add_parent(map_key_step(index))
+                    raise
+                try:
                     self.element(t.value, v, w, depth)
                 except EncodeError as e:
-                    e.add_parent(path_key(k) if isinstance(k, str | int) else f"[{k!r}]")
+                    e.add_parent(map_value_step(k, index))
                     raise
             return
         assert t.element is not None
@@ -180,7 +185,7 @@ class Encoder:
             try:
                 self.element(t.element, v, w, depth)
             except EncodeError as e:
-                e.add_parent(path_key(i))
+                e.add_parent(f"[{i}]")
                 raise
 
     def _items(self, t: TypePlan, v: Any) -> Any:
@@ -220,7 +225,7 @@ class Encoder:
         full = self._member(dyn.by_bean, bean, dyn.name)
         expected = dyn.by_bean[full]
         if type_id is not None and type_id != expected:
-            raise fail(f"{full} has the TypeId {expected} in {dyn.name}, not {type_id}")
+            raise fail(f"{full} has the TypeId {expected} in {dyn.name}, not {shown(type_id)}")
         return expected, self.plans.bean(full), value
 
     @staticmethod
@@ -264,7 +269,7 @@ def _present(t: TypePlan, v: Any) -> bool:
 
 def _bool(v: Any) -> bool:
     if not isinstance(v, bool):
-        raise fail(f"a bool must be True or False, not {v!r}")
+        raise fail(f"a bool must be True or False, not {shown(v)}")
     return v
 
 
@@ -273,7 +278,7 @@ def _int(v: Any, bits: int, name: str) -> int:
         raise fail(f"{name} must be an int, not {type(v).__name__}")
     low, high = _INT_RANGES[bits]
     if not low <= v < high:
-        raise fail(f"{v} does not fit a {name} ({bits}-bit signed)")
+        raise fail(f"{shown(v)} does not fit a {name} ({bits}-bit signed)")
     return v
 
 
@@ -284,7 +289,7 @@ def _number(v: Any) -> float:
         try:
             return float(v)
         except OverflowError:
-            raise fail(f"{v} is too large for a float") from None
+            raise fail(f"{shown(v)} is too large for a float") from None
     raise fail(f"a float must be a float or an int, not {type(v).__name__}")
 
 
@@ -296,7 +301,7 @@ def _bytes(v: Any) -> bytes | bytearray | memoryview:
 
 def _components(v: Any, t: TypePlan) -> tuple[Any, ...]:
     if not isinstance(v, tuple | list) or len(v) != t.bits:
-        raise fail(f"{t.name} must be a tuple of {t.bits} numbers, not {v!r}")
+        raise fail(f"{t.name} must be a tuple of {t.bits} numbers, not {shown(v)}")
     return tuple(v)
 
 
@@ -307,7 +312,7 @@ def _unknown_fields(value: Any) -> list[UnknownField]:
                 and isinstance(item[0], int) and isinstance(item[1], int)
                 and 0 <= item[1] <= 15 and isinstance(item[2], bytes | bytearray)):
             raise fail(f"{UNKNOWN_KEY} holds UnknownField(id, wire_type, data) values, "
-                       f"not {item!r}")
+                       f"not {shown(item)}")
         fields.append(UnknownField(_int(item[0], 32, "field id"), item[1], bytes(item[2])))
     return sorted(fields, key=lambda f: f.id)
 

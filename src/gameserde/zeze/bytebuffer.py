@@ -24,6 +24,7 @@ from typing import Final
 from gameserde._float32 import float32_from_bits, float32_to_bits
 from gameserde.errors import DecodeError, EncodeError
 from gameserde.zeze._javastr import decode_java, encode_java
+from gameserde.zeze._show import shown
 
 __all__ = [
     "BEAN", "BYTES", "DOUBLE", "DYNAMIC", "FLOAT", "INTEGER", "LIST", "MAP", "VECTOR2",
@@ -101,7 +102,7 @@ def long_bytes(value: int) -> bytes:
             return ((value + mark if value >= 0 else value - mark)
                     & ((1 << (8 * n)) - 1)).to_bytes(n, "big")
     if not -(1 << 63) <= value < 1 << 63:
-        raise EncodeError(f"{value} does not fit a signed 64-bit long", format="zeze")
+        raise EncodeError(f"{shown(value)} does not fit a signed 64-bit long", format="zeze")
     return (b"\x7f" if value >= 0 else b"\x80") + ((value & _M64) ^ (1 << 63)).to_bytes(8, "big")
 
 
@@ -109,7 +110,7 @@ def ulong_bytes(value: int) -> bytes:
     """Java ``WriteULong(value)`` (``value`` unsigned 64-bit; a negative long is taken as
     its unsigned 64-bit value, as Java does)."""
     if not -(1 << 63) <= value < 1 << 64:
-        raise EncodeError(f"{value} does not fit 64 bits", format="zeze")
+        raise EncodeError(f"{shown(value)} does not fit 64 bits", format="zeze")
     v = value & _M64
     if v < 0x80:
         return v.to_bytes(1, "big")
@@ -124,7 +125,7 @@ def uint_bytes(value: int) -> bytes:
     """Java ``WriteUInt(value)``: ``value`` as an unsigned 32-bit integer (a negative int is
     taken as its unsigned value, as Java does), canonical form of 1 to 5 bytes."""
     if not -(1 << 31) <= value < 1 << 32:
-        raise EncodeError(f"{value} does not fit 32 bits", format="zeze")
+        raise EncodeError(f"{shown(value)} does not fit 32 bits", format="zeze")
     v = value & 0xFFFFFFFF
     if v < 0x80:
         return v.to_bytes(1, "big")
@@ -173,7 +174,7 @@ class Writer:
     def write_int(self, value: int) -> None:
         """Java ``WriteInt``: ``value`` (a signed 32-bit int) as a long."""
         if not -(1 << 31) <= value < 1 << 31:
-            raise EncodeError(f"{value} does not fit a signed 32-bit int", format="zeze")
+            raise EncodeError(f"{shown(value)} does not fit a signed 32-bit int", format="zeze")
         self.write_long(value)
 
     def write_uint(self, value: int) -> None:

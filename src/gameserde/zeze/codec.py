@@ -33,7 +33,7 @@ from gameserde.zeze.bytebuffer import Reader, Writer
 from gameserde.zeze.schema import ZezeSchema
 
 __all__ = ["EXPANSION_SLACK", "MAX_DEPTH", "MAX_EXPANSION", "BeanCodec", "bean_codec", "decode",
-           "decode_from", "encode", "read_bean", "write_bean"]
+           "decode_from", "encode", "read_bean", "verify", "write_bean"]
 
 MAX_DEPTH = 500
 """How deep beans and containers may nest by default (Java has no limit and overflows its
@@ -56,11 +56,7 @@ _FRAMES_PER_LEVEL = 4
 def _plan(schema: ZezeSchema, bean: str | None) -> BeanPlan | None:
     if bean is None:
         return None
-    try:
-        full = schema.bean(bean).name
-    except KeyError as e:
-        raise KeyError(e.args[0]) from None
-    return plans_of(schema).bean(full)
+    return plans_of(schema).bean(schema.bean(bean).name)
 
 
 def write_bean(schema: ZezeSchema, bean: str | None, value: Any, w: Writer, *,
@@ -164,7 +160,8 @@ def encode(schema: ZezeSchema, bean: str | None, value: Any, *,
     """The bytes Zeze's Java ``encode`` writes for ``value`` as the bean ``bean``.
 
     Raises :class:`~gameserde.errors.EncodeError` (with the path of the bad field) for a
-    value the bean cannot hold, and ``KeyError`` for a bean the schema lacks.
+    value the bean cannot hold, and :class:`~gameserde.errors.UnknownNameError` (a
+    ``KeyError``) for a bean the schema lacks.
     """
     return bean_codec(schema, bean, max_depth=max_depth).encode(value)
 
@@ -195,3 +192,14 @@ def decode(schema: ZezeSchema, bean: str | None, data: bytes | bytearray | memor
     """
     return bean_codec(schema, bean, max_depth=max_depth, classes=classes,
                       max_expansion=max_expansion).decode(data)
+
+
+def verify(schema: ZezeSchema, bean: str | None, data: bytes | bytearray | memoryview, *,
+           max_depth: int = MAX_DEPTH, max_expansion: float | None = MAX_EXPANSION) -> str:
+    """``"ok: a sound BEAN bean of N bytes"`` when ``data`` holds exactly one bean ``bean``
+    that Java reads; otherwise the :class:`~gameserde.errors.DecodeError` :func:`decode`
+    raises."""
+    bean_codec(schema, bean, max_depth=max_depth, classes=False,
+               max_expansion=max_expansion).decode(data)
+    name = "EmptyBean" if bean is None else schema.bean(bean).name
+    return f"ok: a sound {name} bean of {len(data)} bytes"

@@ -16,12 +16,14 @@ and :meth:`RawFrame.decode` turns one into a :class:`Frame`.
 from __future__ import annotations
 
 import struct
+import warnings
 from dataclasses import dataclass
 from typing import Any, Final, NamedTuple
 
-from gameserde.errors import DecodeError, EncodeError
+from gameserde.errors import DecodeError, EncodeError, GameserdeWarning
+from gameserde.zeze._show import shown
 from gameserde.zeze.bytebuffer import Reader, Writer
-from gameserde.zeze.codec import MAX_EXPANSION, read_bean, write_bean
+from gameserde.zeze.codec import MAX_DEPTH, MAX_EXPANSION, read_bean, write_bean
 from gameserde.zeze.names import protocol_type_id
 from gameserde.zeze.schema import Protocol, ZezeSchema
 
@@ -81,31 +83,57 @@ class RawFrame(NamedTuple):
         """``moduleId << 32 | protocolId`` (unsigned) as a signed 64-bit value."""
         return protocol_type_id(self.module_id, self.protocol_id)
 
-    def decode(self, schema: ZezeSchema, *,
-               max_expansion: float | None = MAX_EXPANSION) -> Frame:
+    def decode(self, schema: ZezeSchema, *, max_expansion: float | None = MAX_EXPANSION,
+               max_depth: int = MAX_DEPTH) -> Frame:
         """Decode the body as the schema's protocol or rpc with this type id, as Java's
-        ``Protocol.decode`` and ``Rpc.decode`` do: bytes after the bean are ignored.
-        ``max_expansion`` bounds the default values the bean builds, as a factor of the
-        body's size (see :func:`gameserde.zeze.decode`).
+        ``Protocol.decode`` and ``Rpc.decode`` do: bytes after the bean are ignored (with a
+        :class:`~gameserde.errors.GameserdeWarning`). ``max_expansion`` bounds the default
+        values the bean builds, as a factor of the body's size, and ``max_depth`` its nesting
+        (see :func:`gameserde.zeze.decode`).
 
-        Raises :class:`DecodeError` (offsets count from the start of the frame) for a type id
-        the schema lacks, a family that does not fit the protocol, and a bad bean.
+        Raises :class:`DecodeError` (offsets count from the start of the frame; the bean's
+        paths start ``$.value``) for a type id the schema lacks, a family that does not fit
+        the protocol, and a bad bean.
         """
-        proto = schema.protocol_by_type_id(self.type_id)
-        if proto is None:
-            raise DecodeError(
-                f"no protocol of the schema has the type id {self.type_id} (module "
-                f"{self.module_id}, protocol {self.protocol_id})", offset=0, format="zeze")
+        proto = protocol_of(schema, self.module_id, self.protocol_id, 0)
+        r = Reader(self.body)
         try:
-            return _decode_body(schema, proto, Reader(self.body), max_expansion)
+            frame = decode_body(schema, proto, r, max_expansion=max_expansion,
+                                max_depth=max_depth)
         except DecodeError as e:
             if e.offset is not None:
                 e.offset += HEADER_SIZE
             raise
+        if r.pos < r.end:
+            warn_ignored(r.end - r.pos, HEADER_SIZE + r.pos)
+        return frame
 
 
-def _decode_body(schema: ZezeSchema, proto: Protocol, r: Reader,
-                 max_expansion: float | None) -> Frame:
+def protocol_of(schema: ZezeSchema, module_id: int, protocol_id: int, offset: int) -> Protocol:
+    """The protocol of a frame with these header ids, which starts at ``offset``; a
+    :class:`DecodeError` when the schema has none."""
+    proto = schema.protocol_by_type_id(protocol_type_id(module_id, protocol_id))
+    if proto is None:
+        raise DecodeError(
+            f"no protocol of the schema has the type id "
+            f"{protocol_type_id(module_id, protocol_id)} (module {module_id}, protocol "
+            f"{protocol_id})", offset=offset, format="zeze")
+    return proto
+
+
+def warn_ignored(count: int, offset: int) -> None:
+    """Warn that the ``count`` bytes at ``offset``, after a frame's bean, are ignored."""
+    warnings.warn(f"{count} byte{'s' * (count != 1)} at byte {offset} (0x{offset:x}) follow "
+                  "the frame's bean: ignored, as Java's Protocol.decode ignores them (not "
+                  "written back)", GameserdeWarning, stacklevel=3)
+
+
+def decode_body(schema: ZezeSchema, proto: Protocol, r: Reader, *,
+                max_expansion: float | None = MAX_EXPANSION,
+                max_depth: int = MAX_DEPTH) -> Frame:
+    """The frame of ``proto`` whose body ``r`` reads (from ``r.pos`` to ``r.end``), leaving
+    ``r.pos`` after the bean. Errors have the offsets of ``r``; the bean's paths start
+    ``$.value``."""
     header = r.read_uint()
     family = header & _FAMILY_MASK
     if family in _RAFT:
@@ -118,7 +146,11 @@ def _decode_body(schema: ZezeSchema, proto: Protocol, r: Reader,
     result_code = r.read_long() if header & _BIT_RESULT_CODE else 0
     session_id = None if family == _PROTOCOL else r.read_long()
     bean = proto.result if family == _RESPONSE else proto.argument
-    value = read_bean(schema, bean, r, max_expansion=max_expansion)
+    try:
+        value = read_bean(schema, bean, r, max_expansion=max_expansion, max_depth=max_depth)
+    except DecodeError as e:
+        e.add_parent(".value")
+        raise
     return Frame(proto.name, proto.module_id, proto.id, _FAMILY_NAMES[family], value,
                  result_code, session_id)
 
@@ -146,7 +178,8 @@ def encode_raw_frame(module_id: int, protocol_id: int,
 
 
 def decode_frame(schema: ZezeSchema, data: bytes | bytearray | memoryview, *,
-                 max_expansion: float | None = MAX_EXPANSION) -> Frame:
+                 max_expansion: float | None = MAX_EXPANSION,
+                 max_depth: int = MAX_DEPTH) -> Frame:
     """Decode ``data``, which must hold exactly one frame (:class:`FrameDecoder` splits a
     stream); see :meth:`RawFrame.decode`."""
     module_id, protocol_id, size = frame_header(data)
@@ -157,31 +190,34 @@ def decode_frame(schema: ZezeSchema, data: bytes | bytearray | memoryview, *,
             f"follow{' (use FrameDecoder for a stream)' * (more > 0)}",
             offset=8, format="zeze")
     return RawFrame(module_id, protocol_id, bytes(data[HEADER_SIZE:])).decode(
-        schema, max_expansion=max_expansion)
+        schema, max_expansion=max_expansion, max_depth=max_depth)
 
 
 def encode_frame(schema: ZezeSchema, protocol: str, value: Any, *, family: str | None = None,
-                 result_code: int = 0, session_id: int | None = None) -> bytes:
+                 result_code: int = 0, session_id: int | None = None,
+                 max_depth: int = MAX_DEPTH) -> bytes:
     """The frame Java writes for ``value`` sent as ``protocol`` (full or short name).
 
     ``family`` defaults to ``"protocol"`` for a protocol and ``"request"`` for an rpc; an rpc
     frame needs a ``session_id``. ``value`` is the argument bean, or the rpc's result for a
-    response. Raises ``KeyError`` for a name the schema lacks and :class:`EncodeError` for a
-    family or session id that does not fit the protocol, or a bad value.
+    response. Raises :class:`~gameserde.errors.UnknownNameError` (a ``KeyError``) for a name
+    the schema lacks and :class:`EncodeError` for a family or session id that does not fit
+    the protocol, or a bad value (whose paths start ``$.value``).
     """
     proto = schema.protocol(protocol)
     is_rpc = proto.kind == "rpc"
     family = family or ("request" if is_rpc else "protocol")
-    if family not in _FAMILIES or (family == "protocol") == is_rpc:
-        raise EncodeError(f"{proto.kind} {proto.name} cannot be sent as a {family!r} frame",
-                          format="zeze")
+    if not isinstance(family, str) or family not in _FAMILIES or (
+            (family == "protocol") == is_rpc):
+        raise EncodeError(f"{proto.kind} {proto.name} cannot be sent as a {shown(family)} "
+                          "frame", format="zeze")
     if is_rpc != (session_id is not None):
         raise EncodeError(f"rpc {proto.name} needs a session id" if is_rpc else
                           f"protocol {proto.name} takes no session id", format="zeze")
     for what, v in (("result code", result_code), ("session id", session_id)):
         if v is not None and (not isinstance(v, int) or isinstance(v, bool)
                               or not -(1 << 63) <= v < 1 << 63):
-            raise EncodeError(f"the {what} must be a signed 64-bit integer, not {v!r}",
+            raise EncodeError(f"the {what} must be a signed 64-bit integer, not {shown(v)}",
                               format="zeze")
     w = Writer()
     if result_code:
@@ -191,7 +227,12 @@ def encode_frame(schema: ZezeSchema, protocol: str, value: Any, *, family: str |
         w.write_uint(_FAMILIES[family])
     if session_id is not None:
         w.write_long(session_id)
-    write_bean(schema, proto.result if family == "response" else proto.argument, value, w)
+    try:
+        write_bean(schema, proto.result if family == "response" else proto.argument, value, w,
+                   max_depth=max_depth)
+    except EncodeError as e:
+        e.add_parent(".value")
+        raise
     return encode_raw_frame(proto.module_id, proto.id, w.buf)
 
 

@@ -35,8 +35,9 @@ from itertools import zip_longest
 from typing import Any, ClassVar, NamedTuple
 
 from gameserde._recursion import recursion_room
-from gameserde.errors import DecodeError, path_key
+from gameserde.errors import DecodeError
 from gameserde.zeze._javastr import decode_java
+from gameserde.zeze._show import map_key_step, map_value_step
 from gameserde.zeze.bytebuffer import (
     BEAN,
     BYTES,
@@ -61,10 +62,6 @@ __all__ = [
     "GenericValue", "decode_generic", "decode_generic_bean", "java_text", "likes_text",
     "to_plain",
 ]
-
-KEY_STEP_LIMIT = 40
-"""Longest map key a path names a value by; longer keys (and keys that are not numbers or
-text) name it by its entry's index, ``[<value 3>]``."""
 
 FLOAT_COUNTS = {VECTOR2: 2, VECTOR3: 3, VECTOR4: 4}
 INT_COUNTS = {VECTOR2INT: 2, VECTOR3INT: 3}
@@ -296,7 +293,7 @@ def _value(r: Reader, wire_type: int, depth: int) -> GenericValue:
         try:
             key = _value(r, key_type, depth + 1)
         except DecodeError as e:
-            e.add_parent(f"[<key {i}>]")
+            e.add_parent(map_key_step(i))
             raise
         try:
             pairs.append((key, _value(r, value_type, depth + 1)))
@@ -316,16 +313,6 @@ def _key_text(wire_type: int, key: GenericValue) -> object:
     if wire_type == BYTES and isinstance(key, bytes):
         return java_text(key) if likes_text(key) else None
     return key if wire_type == INTEGER else None
-
-
-def map_value_step(key: object, index: int) -> str:
-    """The path step of a map's value: its key when that is an integer or short text, else
-    the entry's index (``[<value 3>]``)."""
-    if isinstance(key, int) and not isinstance(key, bool):
-        return f"[{key}]"
-    if isinstance(key, str) and len(key) <= KEY_STEP_LIMIT:
-        return path_key(key)
-    return f"[<value {index}>]"
 
 
 # ---------------------------------------------------------------------------------------------

@@ -25,6 +25,7 @@ from gameserde._bytemap import Path, Region, render
 from gameserde._recursion import recursion_room
 from gameserde.errors import DecodeError
 from gameserde.schema.model import Bytes, Field, List, Map, Record, Ref, Set, String, Type, Union
+from gameserde.zeze._show import map_key_step, map_value_step
 from gameserde.zeze.bytebuffer import (
     BEAN,
     BYTES,
@@ -44,11 +45,10 @@ from gameserde.zeze.generic import (
     add_id,
     java_text,
     likes_text,
-    map_value_step,
 )
 from gameserde.zeze.schema import ZezeSchema
 
-__all__ = ["Path", "Region", "regions", "render"]
+__all__ = ["Path", "Region", "bean_map", "regions", "render"]
 
 NOTE_LIMIT = 60
 """Longest value a row shows; longer ones are cut and end with ``...``."""
@@ -60,8 +60,15 @@ def regions(data: Any, *, schema: ZezeSchema | None = None, bean: str | None = N
 
     ``bean`` names the bean in ``schema`` (a full name or a tail ``schema.bean`` accepts).
     Raises only for ``data`` that is not bytes-like, an ``offset`` outside it (ValueError)
-    and a bean the schema does not have (KeyError).
+    and a bean the schema does not have (:class:`~gameserde.errors.UnknownNameError`).
     """
+    return bean_map(data, schema=schema, bean=bean, offset=offset)[0]
+
+
+def bean_map(data: Any, *, schema: ZezeSchema | None = None, bean: str | None = None,
+             offset: int = 0, root: Path | None = None) -> tuple[list[Region], DecodeError | None]:
+    """:func:`regions`, whose paths start at ``root`` (``$``), and the error that stopped the
+    map (with its offset and path), or None."""
     raw = data if isinstance(data, bytes) else bytes(memoryview(data).cast("B"))
     if not 0 <= offset <= len(raw):
         raise ValueError(f"offset {offset} is outside the {len(raw)} bytes of input")
@@ -69,20 +76,25 @@ def regions(data: Any, *, schema: ZezeSchema | None = None, bean: str | None = N
         raise ValueError("naming a bean needs a schema")
     record = schema.bean(bean) if schema is not None and bean is not None else None
     walk = _Walk(Reader(raw, offset), _Names(schema))
-    root = Path(None, "$")
+    root = root or Path(None, "$")
+    error = None
     try:
         with recursion_room(3 * MAX_DEPTH + 64):
             walk.bean(root, record, 0)
     except DecodeError as e:
         walk.fail(e.message)
+        error = e
     except RecursionError:
-        walk.fail("values are nested too deeply for this Python stack")
+        error = walk.r.fail("values are nested too deeply for this Python stack")
+        walk.fail(error.message)
     else:
         left = len(raw) - walk.r.pos
         if left:
             walk.r.pos = len(raw)
             walk.row(root, "trailing", f"{left} byte{'s' * (left != 1)} after the bean")
-    return walk.out
+    if error is not None:
+        error.path = str(walk.where)
+    return walk.out, error
 
 
 class _Names:
@@ -247,7 +259,7 @@ class _Walk:
         key, value = ((declared.key, declared.value) if isinstance(declared, Map)
                       else (None, None))
         for i in range(count):
-            shown = self.value(kinds[0], Path(where, f"[<key {i}>]"), key, depth + 1)
+            shown = self.value(kinds[0], Path(where, map_key_step(i)), key, depth + 1)
             self.value(kinds[-1], Path(where, map_value_step(shown, i)), value, depth + 1)
 
 

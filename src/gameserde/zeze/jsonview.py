@@ -32,9 +32,10 @@ from typing import Any
 
 from gameserde import _jsonio
 from gameserde._recursion import recursion_room
-from gameserde.errors import DecodeError, EncodeError, path_key
+from gameserde.errors import EncodeError, path_key
 from gameserde.zeze._encode import java_decimal_text
 from gameserde.zeze._plan import BeanPlan, Plans, TypePlan, plans_of
+from gameserde.zeze._show import map_key_step, map_value_step, shown
 from gameserde.zeze.codec import MAX_DEPTH
 from gameserde.zeze.schema import ZezeSchema
 from gameserde.zeze.values import UNKNOWN_KEY, Dynamic, FrozenBean, UnknownField
@@ -66,8 +67,8 @@ def to_json(schema: ZezeSchema, bean: str, value: Any, *, pretty: bool = False,
 
 def from_jsonable(schema: ZezeSchema, bean: str, doc: Any, *,
                   max_depth: int = MAX_DEPTH) -> Any:
-    """The bean value JSON values ``doc`` stand for; raises :class:`DecodeError` with the
-    JSON path of what does not fit the schema."""
+    """The bean value JSON values ``doc`` stand for; raises :class:`EncodeError` (``zeze
+    encode error in PATH: ...``) with the path of what does not fit the schema."""
     with recursion_room(4 * max_depth + 100):
         return _In(plans_of(schema), max_depth).bean(_bean_plan(schema, bean), doc, 0)
 
@@ -98,7 +99,7 @@ class _Out:
                 try:
                     out[f.name] = self.value(f.type, get(f.name, f.default), depth)
                 except EncodeError as e:
-                    e.add_parent(path_key(f.name))
+                    e.add_parent(f".{f.name}")
                     raise
         unknown = get(UNKNOWN_KEY, None)
         if unknown:
@@ -174,8 +175,7 @@ class _In:
 
     def bean(self, plan: BeanPlan, doc: Any, depth: int) -> dict[str, Any]:
         if depth > self.max_depth:
-            raise DecodeError(f"beans are nested more than {self.max_depth} deep",
-                              format="json")
+            raise _fail(f"beans are nested more than {self.max_depth} deep")
         if not isinstance(doc, dict):
             raise _bad(f"a {plan.name} bean is a JSON object", doc)
         out: dict[str, Any] = {}
@@ -188,10 +188,10 @@ class _In:
                     continue
                 f = plan.fields.get(name)
                 if f is None:
-                    raise DecodeError(f"{plan.name} has no field {name!r}", format="json")
+                    raise _fail(f"{plan.name} has no field {shown(name)}")
                 out[name] = self.value(f.type, item, depth)
-            except DecodeError as e:
-                e.add_parent(path_key(name))
+            except EncodeError as e:
+                e.add_parent(f".{name}" if name.isidentifier() else path_key(name))
                 raise
         return out
 
@@ -230,7 +230,7 @@ class _In:
             assert t.element is not None
             if not isinstance(doc, list):
                 raise _bad(f"a {kind} is a JSON array", doc)
-            return [self._step(t.element, item, depth, i, kind == "set")
+            return [self._step(t.element, item, depth, f"[{i}]", kind == "set")
                     for i, item in enumerate(doc)]
         if kind == "map":
             return self._map(t, doc, depth)
@@ -240,13 +240,13 @@ class _In:
         assert kind == "dynamic"
         return self._dynamic(t, doc, depth)
 
-    def _step(self, t: TypePlan, doc: Any, depth: int, step: Any, key: bool = False) -> Any:
-        """An element, value or (``key``) map key or set element, whose errors name
+    def _step(self, t: TypePlan, doc: Any, depth: int, step: str, key: bool = False) -> Any:
+        """An element, value or (``key``) map key or set element, whose errors name the path
         ``step``; a beankey as a key is a :class:`FrozenBean`."""
         try:
             value = self.value(t, doc, depth + 1)
-        except DecodeError as e:
-            e.add_parent(path_key(step))
+        except EncodeError as e:
+            e.add_parent(step)
             raise
         return FrozenBean(value) if key and isinstance(value, dict) else value
 
@@ -256,16 +256,23 @@ class _In:
         if t.key.kind in _OBJECT_KEYS:
             if not isinstance(doc, dict):
                 raise _bad(f"a map with {t.key.name} keys is a JSON object", doc)
-            for text, item in doc.items():
-                out[self._key_in(t.key, text)] = self._step(t.value, item, depth, text)
+            for index, (text, item) in enumerate(doc.items()):
+                try:
+                    key = self._key_in(t.key, text)
+                except EncodeError as e:
+                    e.add_parent(map_key_step(index))
+                    raise
+                out[key] = self._step(t.value, item, depth, map_value_step(key, index))
             return out
         if not isinstance(doc, list):
             raise _bad(f"a map with {t.key.name} keys is an array of [key, value] pairs", doc)
         for i, pair in enumerate(doc):
             if not isinstance(pair, list) or len(pair) != 2:
-                raise _bad("a map entry is a [key, value] pair", pair)
-            key = self._step(t.key, pair[0], depth, i, True)
-            out[key] = self._step(t.value, pair[1], depth, i)
+                error = _bad("a map entry is a [key, value] pair", pair)
+                error.add_parent(f"[<entry {i}>]")
+                raise error
+            key = self._step(t.key, pair[0], depth, map_key_step(i), True)
+            out[key] = self._step(t.value, pair[1], depth, map_value_step(key, i))
         return out
 
     def _key_in(self, t: TypePlan, text: str) -> Any:
@@ -296,18 +303,16 @@ class _In:
         hits = [b for b in t.dynamic.by_bean if b == bean or b.endswith("." + bean)]
         if len(hits) != 1:
             raise _bad(f"not one of the beans of {t.dynamic.name}", bean)
-        try:
-            value = self.bean(self.plans.bean(hits[0]), doc.get("value", {}), depth + 1)
-        except DecodeError as e:
-            e.add_parent(path_key("value"))
-            raise
+        value = self.bean(self.plans.bean(hits[0]), doc.get("value", {}), depth + 1)
         return Dynamic(hits[0], value, type_id)
 
 
-def _bad(message: str, doc: Any) -> DecodeError:
-    shown = repr(doc)
-    return DecodeError(f"{message}, not {shown[:60]}{'...' * (len(shown) > 60)}",
-                       format="json")
+def _fail(message: str) -> EncodeError:
+    return EncodeError(message, format="zeze")
+
+
+def _bad(message: str, doc: Any) -> EncodeError:
+    return _fail(f"{message}, not {shown(doc)}")
 
 
 def _number_in(doc: Any) -> float:

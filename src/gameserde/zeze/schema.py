@@ -29,10 +29,13 @@ import os
 import warnings
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from gameserde.errors import SchemaError
+from gameserde.errors import GameserdeWarning, SchemaError, UnknownNameError, UsageError
 from gameserde.schema.model import FLOAT32, INT32, Field, Named, Record, Ref, Schema, Union
+
+if TYPE_CHECKING:
+    from gameserde.zeze.interface import ZezeCodec
 
 __all__ = ["BUILTIN_RECORDS", "DEFAULT_SIZE_WARNING", "LargeDefaultWarning", "Protocol",
            "ZezeSchema", "bean_cycle", "load_schema"]
@@ -43,7 +46,7 @@ DEFAULT_SIZE_WARNING = 4096
 byte, ``00``) would take the whole constant slack of the decoders' ``max_expansion``."""
 
 
-class LargeDefaultWarning(UserWarning):
+class LargeDefaultWarning(GameserdeWarning):
     """:func:`load_schema` read a bean whose default value holds more than
     :data:`DEFAULT_SIZE_WARNING` values."""
 
@@ -166,6 +169,27 @@ class ZezeSchema:
 
         return decode(self, bean, data, **options)
 
+    def verify(self, bean: str | None, data: bytes | bytearray | memoryview,
+               **options: Any) -> str:
+        """:func:`gameserde.zeze.verify` with this schema."""
+        from gameserde.zeze.codec import verify
+
+        return verify(self, bean, data, **options)
+
+    def codec(self, type: str | None = None, **options: Any) -> ZezeCodec:
+        """The :class:`~gameserde.codecs.Codec` of the bean ``type`` (a name :meth:`bean`
+        takes) with this schema; ``options`` are those of ``gameserde.codec("zeze", ...)``
+        but ``schema``: ``frame=True`` for a stream of this schema's protocol and rpc frames
+        (each names its protocol, so ``type`` is then refused), ``max_depth`` and
+        ``max_expansion`` as for :func:`gameserde.zeze.decode`. Raises
+        :class:`~gameserde.errors.UnknownNameError` for a bean the schema lacks and
+        :class:`~gameserde.errors.UsageError` for options that cannot go together."""
+        from gameserde.zeze.interface import make
+
+        if "schema" in options:
+            raise UsageError("ZezeSchema.codec takes no schema: the codec uses this one")
+        return make(schema=self, type=type, **options)
+
     def to_json(self, bean: str, value: Any, **options: Any) -> str:
         """:func:`gameserde.zeze.to_json` with this schema."""
         from gameserde.zeze.jsonview import to_json
@@ -216,9 +240,9 @@ class ZezeSchema:
 
     def union(self, name: str) -> Union:
         """The dynamic union ``name`` (``<bean full name>.<variable>``)."""
-        t = self.model.types[name]
+        t = self.model.types.get(name)
         if not isinstance(t, Union):
-            raise KeyError(f"{name} is not a dynamic union")
+            raise UnknownNameError(f"{name} is not a dynamic union")
         return t
 
     def protocol(self, name: str) -> Protocol:
@@ -254,8 +278,12 @@ def _lookup(tails: Mapping[str, list[str]], name: str, what: str) -> str:
     if len(hits) == 1:
         return hits[0]
     if not hits:
-        raise KeyError(f"no {what} named {name!r} in the schema")
-    raise KeyError(f"{name!r} is ambiguous: {', '.join(sorted(hits))}")
+        import difflib
+
+        close = difflib.get_close_matches(name.rpartition(".")[2], list(tails), n=3)
+        hint = f" (did you mean {' or '.join(close)}?)" if close else ""
+        raise UnknownNameError(f"no {what} named {name!r} in the schema{hint}")
+    raise UnknownNameError(f"{name!r} is ambiguous: {', '.join(sorted(hits))}")
 
 
 def load_schema(source: str | bytes | os.PathLike[str] | type, *classes: type,
