@@ -1193,12 +1193,13 @@ def cli_argv(data: bytes, input_path: str) -> list[str] | None:
         argv = [verb, "flatbuffers", "--schema", schema, input_path]
         root = (None, None, "MyGame.Sample.Weapon", "Nope")[a >> 3 & 3]
         if root:
-            argv += ["--root-type", root]
+            argv += ["--type", root]
         if b & 32:
             argv.append("--size-prefixed")
         if b & 64:
             argv += {"decode": ["--defaults-json"], "encode": ["--strict-json"],
-                     "inspect": ["--annotate-sparse-vectors"], "verify": []}[verb]
+                     "inspect": ["--annotate", "--annotate-sparse-vectors"],
+                     "verify": ["--max-depth", str(a >> 5)]}[verb]
         if b & 128 and verb == "encode":
             argv.append("--force-defaults")
         return argv
