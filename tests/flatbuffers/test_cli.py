@@ -83,7 +83,9 @@ def test_help_lists_the_flatbuffers_verbs(capsys: pytest.CaptureFixture[str]) ->
     with pytest.raises(SystemExit):
         main(["verify", "flatbuffers", "--help"])
     text = capsys.readouterr().out
-    assert "--schema" in text and "--root-type" in text and "--size-prefixed" in text
+    assert "--schema" in text and "--type" in text and "--size-prefixed" in text
+    usage = text.split("\n\n")[0]
+    assert "[--max-depth N]" in usage and "--defaults-json" not in usage
 
 
 # ---------------------------------------------------------------------------------------------
@@ -110,8 +112,8 @@ def test_schema_without_root_type_asks_for_root_type(
     code, err = run_cli(capsys, verb, "flatbuffers", "-s", str(schema), str(data), *out)
     assert code == 2
     assert err == (f"gameserde: {schema}: the schema declares no root_type; name the root "
-                   "table with --root-type\n")
-    assert main([verb, "flatbuffers", "-s", str(schema), "--root-type", "Monster", str(data),
+                   "table with --type\n")
+    assert main([verb, "flatbuffers", "-s", str(schema), "--type", "Monster", str(data),
                  *out]) == 0
 
 
@@ -128,7 +130,7 @@ def test_unknown_root_type(files: Path, capsys: pytest.CaptureFixture[str], verb
     code, err = run_cli(capsys, verb, "flatbuffers", "-s", str(schema), "--root-type", root,
                         str(data), "-o", str(files / "out"))
     assert code == 2
-    assert err == f"gameserde: {schema}: --root-type {root}: {reason}\n"
+    assert err == f"gameserde: {schema}: --type {root}: {reason}\n"
 
 
 def test_schema_errors_name_the_schema_file(files: Path,
@@ -159,4 +161,4 @@ def test_schema_without_root_type_as_a_program(files: Path) -> None:
                            str(schema), str(files / "m.json")], capture_output=True, timeout=60)
     assert proc.returncode == 2 and proc.stdout == b""
     assert proc.stderr.decode() == (f"gameserde: {schema}: the schema declares no root_type; "
-                                    "name the root table with --root-type\n")
+                                    "name the root table with --type\n")

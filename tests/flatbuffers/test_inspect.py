@@ -20,7 +20,6 @@ import pytest
 from gameserde.cli import main
 from gameserde.errors import DecodeError
 from gameserde.flatbuffers import load_schema
-from gameserde.flatbuffers.cli import VERBS
 from gameserde.flatbuffers.inspect import annotate
 from tests.flatbuffers.flatc_tool import flatc
 
@@ -243,9 +242,15 @@ def test_garbage_raises_only_decode_error() -> None:
 
 
 def test_short_buffer_is_a_decode_error() -> None:
+    """The verifier's message, as decode and verify say it."""
     schema = load_schema(MONSTER[0])
-    with pytest.raises(DecodeError, match="at least 12 bytes"):
+    with pytest.raises(DecodeError) as info:
         annotate(schema, b"\x0c\x00\x00\x00")
+    with pytest.raises(DecodeError) as verified:
+        schema.verify(b"\x0c\x00\x00\x00")
+    assert str(info.value) == str(verified.value) == (
+        "flatbuffers decode error at byte 0 (0x0): the 4-byte buffer is shorter than the 12 "
+        "bytes of the smallest flatbuffer")
 
 
 def test_deep_chain_is_bounded() -> None:
@@ -295,15 +300,15 @@ def test_size_prefixed_matches_flatc_region_by_region(tmp_path: Path, name: str)
 
 def test_cli_inspect_prints_flatc_text(tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes],
                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    assert "inspect" in VERBS
     directory, data = _build(tmp_path, "monster")
     want = _flatc_annotate(directory, data)
     monkeypatch.chdir(directory)
-    assert main(["inspect", "flatbuffers", "-s", "s.fbs", "case.bin"]) == 0
+    assert main(["inspect", "flatbuffers", "-s", "s.fbs", "--annotate", "case.bin"]) == 0
     assert capsysbinary.readouterr().out == want
-    assert main(["inspect", "flatbuffers", "-s", "s.fbs", "--annotate-sparse-vectors",
-                 "case.bin", "-o", "out.afb"]) == 0
-    assert (directory / "out.afb").read_bytes().startswith(b"// Annotated Flatbuffer Binary")
+    assert main(["inspect", "flatbuffers", "-s", "s.fbs", "--annotate",
+                 "--annotate-sparse-vectors", "case.bin", "-o", "out.afb"]) == 0
+    sparse = (directory / "out.afb").read_bytes()
+    assert sparse.startswith(b"// Annotated Flatbuffer Binary") and b"regions omitted" in sparse
 
 
 def test_cli_inspect_broken_and_short(tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes],
@@ -314,10 +319,14 @@ def test_cli_inspect_broken_and_short(tmp_path: Path, capsysbinary: pytest.Captu
     (tmp_path / "cut.bin").write_bytes(data[:40])
     (tmp_path / "tiny.bin").write_bytes(data[:8])
     monkeypatch.chdir(tmp_path)
-    assert main(["inspect", "flatbuffers", "-s", "s.fbs", "cut.bin"]) == 1  # the map, then why
+    assert main(["inspect", "flatbuffers", "-s", "s.fbs", "--annotate",
+                 "cut.bin"]) == 1  # the map, then why
     captured = capsysbinary.readouterr()
     out = captured.out.decode()
     assert "ERROR:" in out and "// verifier: flatbuffers decode error" in out
     assert captured.err.decode().startswith("gameserde: cut.bin: flatbuffers decode error at")
-    assert main(["inspect", "flatbuffers", "-s", "s.fbs", "tiny.bin"]) == 1
-    assert b"at least 12 bytes" in capsysbinary.readouterr().err
+    assert main(["inspect", "flatbuffers", "-s", "s.fbs", "--annotate", "tiny.bin"]) == 1
+    captured = capsysbinary.readouterr()
+    assert b"shorter than the 12 bytes" in captured.err
+    assert captured.out == b"// Annotated Flatbuffer Binary\n//\n// Schema file: s.fbs\n" \
+                           b"// Binary file: tiny.bin\n"

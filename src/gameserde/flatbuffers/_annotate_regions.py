@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from gameserde._bytemap import Path
+
 _U64 = (1 << 64) - 1
 
 # -- region types (BinaryRegionType, by their printed names) ------------------------------------
@@ -71,6 +73,9 @@ class _Region:
     array_length: int = 0
     points_to: int = 0
     comment: _Comment = field(default_factory=_Comment)
+    where: Path | None = None
+    """The value the region holds, as paths in error messages (``$.weapons[1].name``); None
+    for bytes nothing refers to."""
 
 
 @dataclass

@@ -28,6 +28,7 @@ from gameserde.flatbuffers._encode_scalars import (
     _int_converter,
     _Scalar,
     f32,
+    short,
 )
 from gameserde.flatbuffers._json_parse import Bare, Irregular
 from gameserde.flatbuffers.builder import Builder
@@ -254,7 +255,7 @@ class _Plans:
         self.schema = schema
         self.tables: dict[str, _TablePlan] = {}
         self.structs: dict[str, _StructPlan] = {}
-        self.roots: dict[str, _TablePlan] = {}  # by the name given to encode()
+        self.roots: dict[str | None, _TablePlan] = {}  # by the name given to encode()
 
     def numpy_layout(self, f: _FieldPlan) -> tuple[Any, tuple[Any, int] | None]:
         """For a vector of scalars or structs: the numpy dtype of one element, and for a
@@ -568,7 +569,7 @@ def _resolve_irregular(value: Irregular, fields: Mapping[str, _FieldPlan] | None
         if name == "$schema":
             if not isinstance(v, str | bytes) or isinstance(v, Bare):
                 raise _err("expecting: string constant instead got: "
-                           + ("null" if v is None else str(v)), ".$schema")
+                           + ("null" if v is None else short(str(v))), ".$schema")
             if fields is not None:
                 out.setdefault(name, v)
             continue

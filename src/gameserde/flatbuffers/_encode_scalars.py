@@ -47,8 +47,20 @@ def f32(x: float) -> float:
     return r
 
 
+SHOWN = 40
+"""The longest value an error message repeats whole."""
+
+
+def short(text: str) -> str:
+    """``text`` as an error message shows it: whole up to :data:`SHOWN` characters, else its
+    start and end and its length (a 5,000-digit number is not repeated)."""
+    if len(text) <= SHOWN:
+        return text
+    return f"{text[:SHOWN // 2]}...{text[-SHOWN // 2:]} ({len(text)} characters)"
+
+
 def _err(message: str, step: str = "") -> EncodeError:
-    return EncodeError(message, path="$" + step)
+    return EncodeError(message, path="$" + step, format="flatbuffers")
 
 
 def _add(exc: EncodeError, step: str) -> EncodeError:
@@ -70,12 +82,12 @@ def _parse_int_text(s: str, enum: Enum | None,
     if _HEX_INT.match(t):
         return int(t, 16)
     if _FLOAT.match(t) or t.lower() in _SPECIAL:
-        raise _err(f"invalid number: \"{s}\"")
+        raise _err(f"invalid number: \"{short(s)}\"")
     total = 0
     for w in s.split(" "):
         if enum is not None:
             if w not in enum.values:
-                raise _err(f"unknown enum value: {w}")
+                raise _err(f"unknown enum value: {short(w)}")
             total |= enum.values[w]
             continue
         prefix, dot, name = w.rpartition(".")
@@ -83,9 +95,9 @@ def _parse_int_text(s: str, enum: Enum | None,
             raise _err("enum values need to be qualified by an enum type")
         found = lookup(prefix) if lookup is not None else None
         if found is None:
-            raise _err(f"unknown enum: {prefix}")
+            raise _err(f"unknown enum: {short(prefix)}")
         if name not in found.values:
-            raise _err(f"unknown enum value: {name}")
+            raise _err(f"unknown enum value: {short(name)}")
         total |= found.values[name]
     return total
 
@@ -102,7 +114,7 @@ def _parse_float_text(s: str) -> float:
             return float.fromhex(t)
         except ValueError:
             pass
-    raise _err(f"invalid number: \"{s}\"")
+    raise _err(f"invalid number: \"{short(s)}\"")
 
 
 _FUNCTIONS: dict[str, Callable[[float], float]] = {
@@ -114,7 +126,7 @@ def _not_a_number(v: str) -> EncodeError:
     if type(v) is Call:
         return _err(f"{v.name}: type of argument mismatch, expecting: double")
     return _err("type mismatch or invalid value, an initializer of non-string field must be "
-                f"trivial ASCII string: {v}")
+                f"trivial ASCII string: {short(v)}")
 
 
 def _call_value(v: Call) -> float:
@@ -126,7 +138,7 @@ def _call_value(v: Call) -> float:
     elif isinstance(arg, str) and type(arg) is not Escaped:
         x = _parse_float_text(arg)
     else:
-        raise _err(f"cannot parse {v} (the argument is not a number)")
+        raise _err(f"cannot parse {short(str(v))} (the argument is not a number)")
     function = _FUNCTIONS.get(v.name)
     if function is None:
         raise _err(f"Unknown conversion function: {v.name}")
@@ -161,7 +173,7 @@ def _int_converter(fmt: str, enum: Enum | None,
             except EncodeError:
                 raise
             except ValueError:  # more digits than Python converts: no type holds them
-                raise _err(f"invalid number: \"{v.strip()}\", constant does not fit "
+                raise _err(f"invalid number: \"{short(v.strip())}\", constant does not fit "
                            f"[{lo}; {hi}]") from None
         else:
             raise _err(f"expected an integer, got {type(v).__name__}")
@@ -175,7 +187,7 @@ def _int_converter(fmt: str, enum: Enum | None,
 def _int_text(x: int) -> str:
     """``x`` in decimal, or how long it is when Python will not convert it."""
     try:
-        return str(x)
+        return short(str(x))
     except ValueError:
         return f"{'-' if x < 0 else ''}<an integer of {x.bit_length()} bits>"
 

@@ -94,7 +94,8 @@ class _Parser:
             message = "end of file in comment"
         line = self.s.count("\n", 0, pos) + 1
         col = pos - (self.s.rfind("\n", 0, pos) + 1) + 1
-        return DecodeError(f"{line}:{col}: {message}", offset=pos, format="flatbuffers json")
+        return DecodeError(f"{line}:{col}: {message}", offset=pos, format="flatbuffers",
+                           verb="encode")
 
     def ws(self) -> None:
         m = _SPACE.match(self.s, self.i)
@@ -330,7 +331,8 @@ def parse_json(text: str | bytes, *, strict: bool = False,
         text = bytes(text).decode("utf-8", "surrogateescape")
     if "\0" in text:
         raise DecodeError("the document contains a NUL character (flatc: input file appears to "
-                          "be binary)", offset=text.index("\0"), format="flatbuffers json")
+                          "be binary)", offset=text.index("\0"), format="flatbuffers",
+                          verb="encode")
     bom = text.startswith("\ufeff")
     if bom:
         text = text[1:]

@@ -108,7 +108,7 @@ from gameserde.flatbuffers._encode_plans import (
     _StructPlan,
     _TablePlan,
 )
-from gameserde.flatbuffers._encode_scalars import _add, _err
+from gameserde.flatbuffers._encode_scalars import _add, _err, short
 from gameserde.flatbuffers._json_parse import Bare
 from gameserde.flatbuffers.builder import Builder, BuilderError
 from gameserde.flatbuffers.json_input import _bare_identifier, _json_table_value
@@ -397,7 +397,7 @@ class _Encoder:
 
     def string(self, v: Any, shared: bool) -> int:
         if isinstance(v, Bare):
-            raise _err(f"expecting: string constant instead got: {v}")
+            raise _err(f"expecting: string constant instead got: {short(str(v))}")
         if isinstance(v, str):
             if shared:
                 try:
@@ -510,12 +510,16 @@ class _Encoder:
         """A ``flexbuffer`` field as flatc writes it: the value (JSON-like; ``bytes`` are taken
         as a ready FlexBuffer) built by :mod:`~gameserde.flatbuffers.flexbuffers`, then the
         ubyte vector with ``ForceVectorAlignment(size, 1, 8)``."""
-        if isinstance(v, (bytes, bytearray, memoryview)):
-            data = bytes(v)
-        elif self.json_rules:
-            data = flexbuffers.dumps_json_value(v)
-        else:
-            data = flexbuffers.dumps(v)
+        try:
+            if isinstance(v, (bytes, bytearray, memoryview)):
+                data = bytes(v)
+            elif self.json_rules:
+                data = flexbuffers.dumps_json_value(v)
+            else:
+                data = flexbuffers.dumps(v)
+        except EncodeError as exc:  # a flatbuffers error, whose path ends in the field
+            exc.format = "flatbuffers"
+            raise
         self.b.force_vector_alignment(len(data), 1, 8)
         return self.b.create_vector_bytes(data, 1, len(data), 1)
 
@@ -740,17 +744,10 @@ def encode(schema: FbsSchema, value: Any, root_type: str | None = None, *,
 def _root(schema: FbsSchema, root_type: str | None) -> tuple[_Plans, _TablePlan]:
     """The plans of ``schema`` and the plan of the root table ``root_type`` (default: the
     schema's)."""
-    name = root_type if root_type is not None else schema.root
-    if name is None:
-        raise EncodeError("no root type: pass root_type or declare root_type in the schema")
     plans = _plans(schema)
-    plan = plans.roots.get(name)
+    plan = plans.roots.get(root_type)
     if plan is None:
-        try:
-            qual = schema.table(name).name
-        except KeyError as exc:
-            raise EncodeError(f"unknown root type: {name} ({exc})") from None
-        plan = plans.roots[name] = plans.table(qual)
+        plan = plans.roots[root_type] = plans.table(schema.root_table(root_type).name)
     return plans, plan
 
 

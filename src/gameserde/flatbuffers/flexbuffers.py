@@ -58,6 +58,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from gameserde.errors import DecodeError, EncodeError
+from gameserde.flatbuffers._encode_scalars import _int_text, short
 from gameserde.flatbuffers._json_parse import Bare, Irregular
 from gameserde.flatbuffers._json_text import format_float, quote_string
 
@@ -308,7 +309,8 @@ def _token(tok: str) -> tuple[int, int, Any]:
         # sign + identifier: strtod, which ignores case; a NaN is made positive
         special = _SPECIAL.get(tok[1:].lower())
         if special is None:
-            raise EncodeError(f"unexpected floating-point constant: {tok}", format=_FORMAT)
+            raise EncodeError(f"unexpected floating-point constant: {short(tok)}",
+                              format=_FORMAT)
         value = -special if tok[0] == "-" and special == math.inf else special
         return (FLOAT, _width_f(value), value)
     if _DEC_INT.match(tok):
@@ -325,7 +327,7 @@ def _token(tok: str) -> tuple[int, int, Any]:
         except OverflowError:
             f = -math.inf if tok.startswith("-") else math.inf
     else:
-        raise EncodeError(f"cannot parse value starting with: {tok}", format=_FORMAT)
+        raise EncodeError(f"cannot parse value starting with: {short(tok)}", format=_FORMAT)
     return (FLOAT, _width_f(f), f)
 
 
@@ -363,7 +365,8 @@ class _Writer:
             elif 0 <= i <= _MASK64:
                 b.scalar(UINT, _width_u(i), i)
             else:
-                raise EncodeError(f"integer {i} does not fit in 64 bits", format=_FORMAT)
+                raise EncodeError(f"integer {_int_text(i)} does not fit in 64 bits",
+                                  format=_FORMAT)
         elif isinstance(v, float):
             f = float(v)
             b.scalar(FLOAT, _width_f(f), f)

@@ -26,8 +26,8 @@ differences from flatc 25.12.19:
 * where flatc would recurse forever or crash on a cyclic buffer (a table field or union
   pointing back to a table being annotated), the offset is marked ``Invalid offset, cycle
   detected`` and not followed;
-* a buffer shorter than 12 bytes raises :class:`~gameserde.errors.DecodeError` (flatc writes
-  only the comment lines);
+* a buffer shorter than 12 bytes raises :class:`~gameserde.errors.DecodeError` with the
+  verifier's message (flatc writes only the comment lines);
 * with ``verify=True`` (the default) the buffer is also checked by
   :func:`gameserde.flatbuffers.verifier.verify`; when it fails, two last lines
   ``// verifier: <the DecodeError>`` (the failing offset and path) and ``// +0xOFF is in
@@ -40,26 +40,48 @@ by the buffer's size (lengths are checked against it before anything is read or 
 The work is split as flatc splits it: ``_annotate_regions`` (the region model),
 ``_annotate_reflection`` (the schema as flatc's reflection data), ``_annotate_binary`` (the
 ``BinaryAnnotator`` walk) and ``_annotate_text`` (the ``.afb`` text); this module runs them.
+:func:`regions` gives the same regions as the rows of gameserde's shared byte map (what
+``gameserde inspect flatbuffers`` prints without ``--annotate``): offset, size, the path of
+the value (``$.weapons[1].name``, as in error messages), flatc's type and the value with
+flatc's comment.
 """
 
 from __future__ import annotations
 
+import struct
+
+from gameserde._bytemap import Path, Region
 from gameserde._recursion import recursion_room
 from gameserde.errors import DecodeError
 from gameserde.flatbuffers._annotate_binary import _Annotator
 from gameserde.flatbuffers._annotate_reflection import _Reflection
-from gameserde.flatbuffers._annotate_text import _latin1, _Text, _where
+from gameserde.flatbuffers._annotate_regions import (
+    _FORMATS,
+    _OFFSETS,
+    CHAR,
+    DOUBLE,
+    FLOAT,
+    _Region,
+    _Section,
+)
+from gameserde.flatbuffers._annotate_text import _comment_text, _latin1, _Text, _where
 from gameserde.flatbuffers.schema import FbsSchema
+from gameserde.flatbuffers.verifier import MIN_BUFFER_SIZE
 
-__all__ = ["annotate"]
+__all__ = ["MIN_BUFFER_SIZE", "annotate", "header", "regions"]
 
-MIN_BUFFER_SIZE = 12
+_NOWHERE = Path(None, "")
+"""The path of bytes nothing refers to."""
+
+SHOWN = 40
+"""The longest string literal a row shows whole."""
 
 
 def annotate(schema: FbsSchema, buf: bytes | bytearray | memoryview,
              root_type: str | None = None, *, size_prefixed: bool = False,
              schema_file: str | None = None, binary_file: str = "<buffer>",
-             include_vector_contents: bool = True, verify: bool = True) -> str:
+             include_vector_contents: bool = True, verify: bool = True,
+             max_depth: int = 64) -> str:
     """The annotated byte map of ``buf`` (a ``root_type`` flatbuffer, default the schema's
     ``root_type``), as ``flatc --annotate SCHEMA -- BINARY`` writes it to ``BINARY.afb``.
 
@@ -67,48 +89,101 @@ def annotate(schema: FbsSchema, buf: bytes | bytearray | memoryview,
     ``// Binary file:`` comment lines (``schema_file`` defaults to the file the schema was read
     from; an empty string leaves the line out). ``include_vector_contents=False`` is flatc's
     ``--annotate-sparse-vectors``. With ``verify`` a failing
-    :func:`~gameserde.flatbuffers.verifier.verify` adds ``// verifier: ...`` lines at the end.
+    :func:`~gameserde.flatbuffers.verifier.verify` (with ``max_depth``) adds ``// verifier:
+    ...`` lines at the end.
 
     The result is text; bytes of the buffer that are not UTF-8 (inside string literals) are
     kept as surrogate escapes: ``.encode("utf-8", "surrogateescape")`` gives flatc's bytes.
     Raises :class:`~gameserde.errors.DecodeError` for a buffer shorter than 12 bytes,
-    ``KeyError`` for an unknown ``root_type`` and ``ValueError`` when the schema has no
+    :class:`~gameserde.errors.UnknownNameError` (a ``KeyError``) for an unknown ``root_type``
+    and :class:`~gameserde.errors.UsageError` (a ``ValueError``) when the schema has no
     ``root_type`` and none is given.
     """
     data = bytes(buf)
-    if root_type is None:
-        root_type = schema.root
-        if root_type is None:
-            raise ValueError("the schema has no root_type: pass root_type")
-    root = schema.table(root_type).name
-    if len(data) < MIN_BUFFER_SIZE:
-        raise DecodeError(f"a flatbuffer has at least {MIN_BUFFER_SIZE} bytes, this one "
-                          f"{len(data)}", offset=len(data), format="flatbuffers")
-    annotator = _Annotator(_Reflection(schema), root, data, size_prefixed)
-    try:
-        with recursion_room(min(4 * len(data), 10**6) + 200):
-            sections = annotator.annotate()
-    except RecursionError:
-        raise DecodeError("the buffer nests tables too deeply to annotate", offset=0,
-                          format="flatbuffers") from None
+    root = schema.root_table(root_type).name
+    sections = _sections(schema, data, root, size_prefixed)
     text = _Text(data, include_vector_contents)
     text.measure(sections)
-    out = ["// Annotated Flatbuffer Binary\n//\n"]
-    if schema_file is None:
-        schema_file = schema.source_file
-    if schema_file:
-        out.append(f"// Schema file: {_latin1(schema_file)}\n")
-    out.append(f"// Binary file: {_latin1(binary_file)}\n")
+    out = [header(schema, schema_file, binary_file)]
     for key in sorted(sections):
         text.section(out, sections[key])
     if verify:
         from gameserde.flatbuffers.verifier import verify as run_verifier
 
         try:
-            run_verifier(schema, data, root, size_prefixed=size_prefixed)
+            run_verifier(schema, data, root, size_prefixed=size_prefixed, max_depth=max_depth)
         except DecodeError as e:
             out.append(f"\n// verifier: {_latin1(str(e))}\n")
             if e.offset is not None:
                 out.append(f"// {_where(sections, e.offset, len(data), text)}\n")
     raw = "".join(out).encode("latin-1", "surrogateescape")
     return raw.decode("utf-8", "surrogateescape")
+
+
+def header(schema: FbsSchema, schema_file: str | None, binary_file: str) -> str:
+    """The comment lines an ``.afb`` file starts with (all flatc writes for a buffer too short
+    to annotate), one character per UTF-8 byte as :func:`annotate` builds its text."""
+    if schema_file is None:
+        schema_file = schema.source_file
+    lines = "// Annotated Flatbuffer Binary\n//\n"
+    if schema_file:
+        lines += f"// Schema file: {_latin1(schema_file)}\n"
+    return lines + f"// Binary file: {_latin1(binary_file)}\n"
+
+
+def _sections(schema: FbsSchema, data: bytes, root: str,
+              size_prefixed: bool) -> dict[int, _Section]:
+    """flatc's annotated sections of ``data``, by offset."""
+    if len(data) < MIN_BUFFER_SIZE:
+        raise DecodeError(f"the {len(data)}-byte buffer is shorter than the {MIN_BUFFER_SIZE} "
+                          "bytes of the smallest flatbuffer", offset=0, format="flatbuffers")
+    annotator = _Annotator(_Reflection(schema), root, data, size_prefixed)
+    try:
+        with recursion_room(min(4 * len(data), 10**6) + 200):
+            return annotator.annotate()
+    except RecursionError:
+        raise DecodeError("the buffer nests tables too deeply to annotate", offset=0,
+                          format="flatbuffers") from None
+
+
+def regions(schema: FbsSchema, buf: bytes | bytearray | memoryview,
+            root_type: str | None = None, *, size_prefixed: bool = False) -> list[Region]:
+    """The regions :func:`annotate` finds in ``buf``, as rows of the shared byte map: each
+    has its offset, size, the path of the value it holds (``$.weapons[1].name``;
+    ``$.equipped<Weapon>`` for a union's member; a vtable's entries the path of the field they
+    locate; empty for bytes nothing refers to), flatc's type (``int16_t``, ``UOffset32``,
+    ``char[3]``) and its value followed by flatc's comment (``300 (table field `hp`
+    (Short))``, with flatc's ``ERROR:`` marks). Raises as :func:`annotate` does."""
+    data = bytes(buf)
+    sections = _sections(schema, data, schema.root_table(root_type).name, size_prefixed)
+    text = _Text(data, True)
+    rows = []
+    for key in sorted(sections):
+        for r in sections[key].regions:
+            value = _value(r, data)
+            comment = _comment_text(r.comment)
+            rows.append(Region(r.offset, r.length, r.where or _NOWHERE, text.type_string(r),
+                               f"{value} ({comment})" if value else comment))
+    return rows
+
+
+def _value(r: _Region, data: bytes) -> str:
+    """The value a region holds, short: a number, where an offset leads, a string literal."""
+    if r.array_length:
+        if r.type != CHAR:
+            return ""
+        literal = data[r.offset:r.offset + r.length].decode("utf-8", "replace")
+        if len(literal) > SHOWN:
+            literal = f"{literal[:SHOWN // 2]}...{literal[-SHOWN // 2:]}"
+        return repr(literal)
+    fmt = _FORMATS.get(r.type)
+    if fmt is None or r.offset + struct.calcsize(fmt) > len(data):
+        return ""
+    value = struct.unpack_from(fmt, data, r.offset)[0]
+    if r.type in _OFFSETS:
+        return f"to 0x{r.points_to:x}"
+    if r.type == FLOAT:
+        return f"{value:.9g}"
+    if r.type == DOUBLE:
+        return repr(value)
+    return str(value)

@@ -91,7 +91,7 @@ def from_json(schema: FbsSchema, text: str | bytes, root_type: str | None = None
             return data
     value = parse_json(text, strict=strict, allow_non_utf8=allow_non_utf8)
     if not isinstance(value, dict):
-        raise EncodeError("the JSON document must be an object")
+        raise EncodeError("the JSON document must be an object", format="flatbuffers")
     from gameserde.flatbuffers.encoder import _encode
 
     return _encode(schema, value, root_type, "flatc", file_identifier, size_prefixed,

@@ -64,13 +64,14 @@ flatc versions say) instead of being given a meaningless layout.
 
 from __future__ import annotations
 
+import difflib
 import math
 import os
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from gameserde.errors import SchemaError
+from gameserde.errors import SchemaError, UnknownNameError, UsageError
 from gameserde.flatbuffers import _fbs_numbers as num
 from gameserde.flatbuffers._fbs_defs import (
     PRESENCE_OPTIONAL,
@@ -113,6 +114,9 @@ from gameserde.schema.model import (
 from gameserde.schema.model import Field as ModelField
 from gameserde.schema.model import Type as ModelType
 
+if TYPE_CHECKING:
+    from gameserde.flatbuffers.interface import FlatBuffersCodec
+
 __all__ = [
     "FbsRpcCall",
     "FbsSchema",
@@ -121,6 +125,7 @@ __all__ = [
     "SchemaFileError",
     "StructFieldLayout",
     "StructLayout",
+    "UnknownTypeError",
     "load_schema",
 ]
 
@@ -178,6 +183,19 @@ class StructLayout:
             if f.name == name:
                 return f
         raise KeyError(f"struct {self.name} has no field {name!r}")
+
+
+class UnknownTypeError(UnknownNameError):
+    """A type name the schema does not have, or one that names another kind of type than
+    asked (a struct where a table is needed): an
+    :class:`~gameserde.errors.UnknownNameError`, so also a ``KeyError``. ``str()`` starts with
+    the schema's file (``schema_file``, empty for a schema read from text) and ends with
+    ``reason``, which suggests close names."""
+
+    def __init__(self, schema_file: str, reason: str) -> None:
+        self.schema_file = schema_file
+        self.reason = reason
+        super().__init__(f"{schema_file}: {reason}" if schema_file else reason)
 
 
 class FbsSchema:
@@ -255,26 +273,51 @@ class FbsSchema:
 
     def qualify(self, name: str) -> str:
         """The fully qualified name of ``name``: itself, or the one type whose last
-        component it is (``Monster`` for ``MyGame.Sample.Monster``)."""
+        component it is (``Monster`` for ``MyGame.Sample.Monster``). Raises
+        :class:`UnknownTypeError` (a ``KeyError``) for a name the schema lacks, suggesting
+        close names, or that several types end with."""
+        if not isinstance(name, str):
+            raise UsageError(f"a type name is a str, not {type(name).__name__}")
         if name in self.schema.types:
             return name
         hits = [q for q in self.schema.types if q.rsplit(".", 1)[-1] == name]
         if len(hits) == 1:
             return hits[0]
         if not hits:
-            raise KeyError(f"no type named {name!r} in the schema")
-        raise KeyError(f"{name!r} is ambiguous: {', '.join(sorted(hits))}")
+            raise self._unknown(name, f"no type named {name!r} in the schema", self.types)
+        raise UnknownTypeError(self.source_file,
+                               f"{name!r} is ambiguous: {', '.join(sorted(hits))}")
+
+    def _unknown(self, name: str, reason: str, candidates: Iterable[str]) -> UnknownTypeError:
+        """The error for ``name``, suggesting the closest of ``candidates`` (short names)."""
+        short = sorted({c.rsplit(".", 1)[-1] for c in candidates})
+        close = difflib.get_close_matches(name.rsplit(".", 1)[-1], short, n=3)
+        hint = f" (did you mean {' or '.join(close)}?)" if close else ""
+        return UnknownTypeError(self.source_file, reason + hint)
 
     def _get(self, name: str, kind: type[Named], what: str) -> Any:
         t = self[name]
         if not isinstance(t, kind) or (isinstance(t, Record) and t.kind != what):
-            raise KeyError(f"{t.name} is not a {what}")
+            raise UnknownTypeError(self.source_file, f"{t.name} is not a {what}")
         return t
 
     def table(self, name: str) -> Record:
         """The table ``name`` (fully qualified, or its unique short name)."""
         record: Record = self._get(name, Record, "table")
         return record
+
+    def root_table(self, name: str | None = None) -> Record:
+        """The table a buffer's root is: ``name``, or the schema's ``root_type`` when None.
+        Raises :class:`UnknownTypeError` for a name that is not a table of the schema, and
+        :class:`~gameserde.errors.UsageError` when no name is given and the schema declares
+        no ``root_type``."""
+        if name is None:
+            name = self.root
+            if name is None:
+                where = f"{self.source_file}: " if self.source_file else ""
+                raise UsageError(f"{where}the schema declares no root_type; name the root "
+                                 "table (root_type=)")
+        return self.table(name)
 
     def struct(self, name: str) -> Record:
         """The struct ``name``."""
@@ -331,6 +374,17 @@ class FbsSchema:
 
     # The codecs as methods: each calls the module function of the same name on this schema
     # (the modules import this one, hence the imports inside).
+
+    def codec(self, type: str | None = None, **options: Any) -> FlatBuffersCodec:
+        """This schema's codec (gameserde's codec interface) for the root table ``type``
+        (default: the schema's ``root_type``), with the options of
+        :func:`gameserde.flatbuffers.interface.codec`: ``size_prefixed``, ``defaults_json``,
+        ``strict_json``, ``force_defaults``, ``max_depth``, ``max_expansion``, ``annotate``,
+        ``annotate_sparse_vectors``. ``schema.codec("Monster").to_json(buf)`` is what
+        ``gameserde decode flatbuffers --type Monster`` prints."""
+        from gameserde.flatbuffers.interface import codec
+
+        return codec(self, type=type, **options)
 
     def encode(self, value: Any, root_type: str | None = None, **options: Any) -> bytes:
         """:func:`gameserde.flatbuffers.encoder.encode`: a dict or dataclass to bytes."""

@@ -64,7 +64,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from gameserde._recursion import recursion_room
-from gameserde.errors import DecodeError
+from gameserde.errors import DecodeError, UsageError
 from gameserde.flatbuffers import flexbuffers
 from gameserde.flatbuffers.schema import FbsSchema
 from gameserde.schema.model import STRING, List, Record, Ref, Type, Union
@@ -733,8 +733,9 @@ def verify(schema: FbsSchema, buf: bytes | bytearray | memoryview,
     ``None`` or ``False`` checks none, ``True`` requires the schema's, a 4-character ``str``
     or ``bytes`` checks that one. The other options are the C++ ``Verifier::Options``.
 
-    Raises ``KeyError`` for an unknown ``root_type`` and ``ValueError`` when there is no root
-    type or ``file_identifier=True`` and the schema has none.
+    Raises :class:`~gameserde.errors.UnknownNameError` (a ``KeyError``) for an unknown
+    ``root_type``, :class:`~gameserde.errors.UsageError` (a ``ValueError``) when there is no
+    root type or ``file_identifier=True`` and the schema has none.
     """
     plan, ident = _root_and_identifier(schema, root_type, file_identifier)
     if not isinstance(buf, bytes | bytearray):
@@ -779,11 +780,7 @@ def _root_and_identifier(schema: FbsSchema, root_type: str | None,
         cached = _roots.get(schema)
         if cached is not None:
             return cached
-    if root_type is None:
-        root_type = schema.root
-        if root_type is None:
-            raise ValueError("the schema has no root_type: pass root_type")
-    qualified = schema.table(root_type).name
+    qualified = schema.root_table(root_type).name
     plan = _plan_for(schema, qualified)
     ident: bytes | None
     if file_identifier is DEFAULT_IDENTIFIER:
@@ -794,7 +791,7 @@ def _root_and_identifier(schema: FbsSchema, root_type: str | None,
     elif file_identifier is True:
         fid = schema.file_identifier
         if not fid:
-            raise ValueError("the schema has no file_identifier")
+            raise UsageError("the schema has no file_identifier")
         ident = fid.encode("utf-8", "surrogateescape")
     elif isinstance(file_identifier, str):
         ident = file_identifier.encode("utf-8", "surrogateescape")

@@ -88,11 +88,8 @@ def view(schema: FbsSchema, buf: Any, root_type: str | None = None, *,
     c: _Compiled | None = schema.__dict__.get(_CACHE_ATTR)
     cls = None if c is None else c.roots.get(root_type)
     if cls is None:
-        name = root_type if root_type is not None else schema.root
-        if name is None:
-            raise ValueError("the schema has no root_type; pass root_type=")
         c = _compiled(schema)
-        cls = c.roots[root_type] = _table_plan(c, schema.qualify(name)).cls
+        cls = c.roots[root_type] = _table_plan(c, schema.root_table(root_type).name).cls
     if _view_plans._view_c:  # the C view getters are set up: None when they give up
         v = _view_plans._view_c.root(cls, buf, size_prefixed)
         if v is not None:
@@ -101,14 +98,14 @@ def view(schema: FbsSchema, buf: Any, root_type: str | None = None, *,
     if not size_prefixed:
         try:
             return _mk_table(cls, b, _U32(b, 0)[0], None, None, 0)
-        except struct.error:
-            raise DecodeError("buffer too short for a root offset", offset=0,
-                              format="flatbuffers") from None
+        except struct.error:  # the verifier's words, so that decode and verify agree
+            raise DecodeError(f"the {len(b)}-byte buffer is shorter than the 12 bytes of the "
+                              "smallest flatbuffer", offset=0, format="flatbuffers") from None
     start = 0
     if size_prefixed:
         if len(b) < 4:
-            raise DecodeError("buffer too short for a size prefix", offset=0,
-                              format="flatbuffers")
+            raise DecodeError(f"size prefix at 0x0 (4 bytes) runs past the end of the "
+                              f"{len(b)}-byte buffer", offset=0, format="flatbuffers")
         size = _U32(b, 0)[0]
         if size + 4 > len(b):
             raise DecodeError(f"size prefix {size} exceeds the buffer", offset=0,
