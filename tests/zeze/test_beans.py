@@ -40,10 +40,10 @@ def test_an_absent_bean_field_is_as_java_constructs_it() -> None:
 
 
 @pytest.mark.parametrize(("value", "path", "words"), [
-    ({"size": 1 << 15}, '$["size"]', "does not fit a short"),
-    ({"size": True}, '$["size"]', "must be an int"),
-    ({"item": {"id": "1"}}, '$["item"]["id"]', "must be an int"),
-    ({"item": []}, '$["item"]', "must be a dict or a dataclass"),
+    ({"size": 1 << 15}, '$.size', "does not fit a short"),
+    ({"size": True}, '$.size', "must be an int"),
+    ({"item": {"id": "1"}}, '$.item.id', "must be an int"),
+    ({"item": []}, '$.item', "must be a dict or a dataclass"),
     ({"weight": 1}, "$", "has no field 'weight'"),
 ])
 def test_bad_values_name_their_path(value: dict[str, object], path: str, words: str) -> None:

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from gameserde import zeze
-from gameserde.errors import DecodeError
+from gameserde.errors import EncodeError
 from gameserde.zeze.jsonview import from_json, to_json
 
 VECTORS = Path(__file__).resolve().parents[3] / "shared" / "vectors" / "zeze" / "train.json"
@@ -45,17 +45,22 @@ def test_shapes() -> None:
 
 
 @pytest.mark.parametrize(("text", "path", "words"), [
-    ('{"nope": 1}', '$["nope"]', "has no field 'nope'"),
-    ('{"i32": "1"}', '$["i32"]', "is an integer"),
-    ('{"bin": "%%"}', '$["bin"]', "base64"),
-    ('{"mapIntLong": {"x": 1}}', '$["mapIntLong"]', "integer"),
-    ('{"listInt": [1, true]}', '$["listInt"][1]', "integer"),
-    ('{"dyn": {"bean": "BAll"}}', '$["dyn"]', "not one of the beans"),
-    ('{"inner": {"a": 1.5}}', '$["inner"]["a"]', "is an integer"),
-    ('{"v3": [1, 2]}', '$["v3"]', "array of 3"),
+    ('{"nope": 1}', '$.nope', "has no field 'nope'"),
+    ('{"i32": "1"}', '$.i32', "is an integer"),
+    ('{"bin": "%%"}', '$.bin', "base64"),
+    ('{"mapIntLong": {"x": 1}}', '$.mapIntLong[<key 0>]', "integer"),
+    ('{"mapIntLong": {"7": "x"}}', '$.mapIntLong[7]', "is an integer"),
+    ('{"mapStrBean": {"a b": {"a": "x"}}}', '$.mapStrBean["a b"].a', "is an integer"),
+    ('{"mapLongStr": {"-3": 4}}', '$.mapLongStr[-3]', "a string is a JSON string"),
+    ('{"mapBoolDouble": {"true": []}}', '$.mapBoolDouble[true]', "a float is a number"),
+    ('{"listInt": [1, true]}', '$.listInt[1]', "integer"),
+    ('{"dyn": {"bean": "BAll"}}', '$.dyn', "not one of the beans"),
+    ('{"inner": {"a": 1.5}}', '$.inner.a', "is an integer"),
+    ('{"v3": [1, 2]}', '$.v3', "array of 3"),
 ])
 def test_bad_json_names_the_path(text: str, path: str, words: str) -> None:
-    with pytest.raises(DecodeError) as info:
+    with pytest.raises(EncodeError) as info:
         from_json(SCHEMA, "BAll", text)
     assert info.value.path == path
+    assert str(info.value).startswith(f"zeze encode error in {path}: ")
     assert words in str(info.value)

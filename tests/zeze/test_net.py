@@ -226,7 +226,7 @@ def test_failing_handlers_are_reported_and_the_connection_goes_on(
     with caplog.at_level(logging.ERROR, logger="gameserde.zeze.net"):
         run(test)
     assert "boom" in caplog.text and "protocol handler failed" in caplog.text
-    assert 'encode error in $["x"]' in caplog.text  # the bad result was reported
+    assert 'encode error in $.value.x' in caplog.text  # the bad result was reported
 
 
 def test_requests_without_a_handler_get_not_implement() -> None:
