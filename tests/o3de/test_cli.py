@@ -76,22 +76,34 @@ def test_a_registry_types_and_normalises(tmp_path: Path, registry_module: str,
 
 def test_inspect_maps_every_value(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     doc = tmp_path / "p.json"
-    doc.write_text('{"E": {"a/b": [true, null, 3, 4.5, "t"]}}')
+    text = '{"E": {"a/b": [true, null, 3, 4.5, "t"]}}'
+    doc.write_text(text)
+    code, out, err = run(capsys, "inspect", "o3de", "--as", "json", str(doc))
+    assert (code, err) == (0, "")
+    rows = [(r["offset"], r["length"], r["path"], r["type"], r["value"])
+            for r in json.loads(out)["rows"]]
+    assert rows == [(0, len(text), "/", "object", "1 members"),
+                    (6, len(text) - 7, "/E", "object", "1 members"),
+                    (14, 25, "/E/a~1b", "array", "5 elements"),
+                    (15, 4, "/E/a~1b/0", "bool", "true"), (21, 4, "/E/a~1b/1", "null", "null"),
+                    (27, 1, "/E/a~1b/2", "integer", "3"), (30, 3, "/E/a~1b/3", "double", "4.5"),
+                    (35, 3, "/E/a~1b/4", "string", '"t"')]
     code, out, err = run(capsys, "inspect", "o3de", str(doc))
     assert (code, err) == (0, "")
-    rows = [line.split(None, 2) for line in out.splitlines()]
-    assert rows[1:] == [["/", "object", "1 members"], ["/E", "object", "1 members"],
-                        ["/E/a~1b", "array", "5 elements"], ["/E/a~1b/0", "bool", "true"],
-                        ["/E/a~1b/1", "null", "null"], ["/E/a~1b/2", "integer", "3"],
-                        ["/E/a~1b/3", "double", "4.5"], ["/E/a~1b/4", "string", '"t"']]
-    doc.write_text("[" * 300)
+    assert out.split()[:5] == ["offset", "bytes", "path", "type", "value"]
+    assert out.splitlines()[4].split() == ["0x0000000f", "74", "72", "75", "65", "/E/a~1b/0",
+                                           "bool", "true"]
+    doc.write_text("[" * 300 + "]" * 300)
     code, out, err = run(capsys, "inspect", "o3de", str(doc))
-    assert code == 1 and out.startswith("ERROR") and err.count("\n") == 1
+    assert code == 1 and err.count("\n") == 1 and "nest deeper than 256 levels" in err
+    assert out.splitlines()[1:] == []
 
 
 @pytest.mark.parametrize(("args", "words"), [
-    (("--type", "Light"), "--type needs --registry"),
-    (("--registry", "cli_test_types:registry"), "--registry needs --type"),
+    (("--type", "Light"), "--type Light names a type of a registry, but --schema none types "
+                          "nothing: drop it, or give --schema engine or MODULE:NAME"),
+    (("--registry", "cli_test_types:registry"), "--schema cli_test_types:registry needs --type, "
+                                                "the document's type: one of Light"),
     (("--registry", "nowhere_at_all:x", "--type", "T"), "No module named"),
     (("--registry", "cli_test_types", "--type", "T"), "give MODULE:NAME"),
     (("--registry", "cli_test_types:registry", "--type", "Nope"), "unknown type: Nope"),

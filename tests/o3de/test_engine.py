@@ -366,7 +366,7 @@ def test_cli_registry_none_keeps_the_text(capsys: pytest.CaptureFixture[str]) ->
     assert out != (DATA / "courtyard.prefab").read_text()
     code, _, err = run(capsys, "decode", "o3de", "--registry", "none", "--type", PREFAB,
                        str(unsaved))
-    assert code == 2 and "--type needs --registry" in err
+    assert code == 2 and f"--type {PREFAB} names a type of a registry, but --schema none" in err
 
 
 def test_cli_verify_reports_what_was_not_checked(tmp_path: Path,
@@ -399,7 +399,8 @@ def test_cli_registry_engine_for_other_files(tmp_path: Path,
                        str(path))
     assert code == 0 and out == (DATA / "stone.material").read_text()
     code, _, err = run(capsys, "decode", "o3de", "--registry", "engine", str(path))
-    assert code == 2 and "--registry needs --type" in err
+    assert code == 2 and f"--schema engine needs --type for a file not named .prefab or " \
+        f".material, the document's type: {PREFAB} (what a .prefab file holds), {MATERIAL} " in err
     code, _, err = run(capsys, "decode", "o3de", "--registry", "engine", "--type", "Nope",
                        str(path))
     assert code == 2 and "unknown type: Nope" in err

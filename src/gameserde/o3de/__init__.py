@@ -1,10 +1,12 @@
 """O3DE JSON serialization (``AZ::JsonSerialization``): a reflection registry, and store/load
 with the engine's per-type rules and result codes; the JSON text layer as the engine reads
-and writes it, compare, JSON Patch and JSON Merge Patch, ``$import``."""
+and writes it, compare, JSON Patch and JSON Merge Patch, ``$import``; and :func:`codec`, the
+format's codec (``gameserde.codec("o3de", ...)``)."""
 
 from gameserde.o3de._context import NO_DEFAULT
 from gameserde.o3de._primitives import PointerObject
 from gameserde.o3de.imports import ImportDirective, resolve_imports, restore_imports
+from gameserde.o3de.interface import O3deCodec, codec
 from gameserde.o3de.load import load, load_direct, load_type_id
 from gameserde.o3de.patch import PatchResult, apply_patch, compare, create_patch, json_equal
 from gameserde.o3de.registry import ClassInfo, EnumInfo, FieldInfo, Registry, Serializer, TypeExpr
@@ -29,11 +31,11 @@ from gameserde.o3de.values import (
 
 __all__ = [
     "NO_DEFAULT", "AnyValue", "ClassInfo", "Color", "EnumInfo", "FieldInfo", "ImportDirective",
-    "Issue", "JsonObject", "JsonPairs", "Matrix3x3", "Matrix3x4", "Matrix4x4", "Outcomes",
-    "PatchResult", "PointerObject", "Processing", "Quaternion", "Registry", "Reporter", "Result",
-    "ResultCode", "Serializer", "Tasks", "Transform", "TypeExpr", "Vector2", "Vector3",
-    "Vector4", "apply_patch", "compare", "create_patch", "json_equal", "load", "load_direct",
-    "load_type_id", "members", "merge_settings", "parse", "parse_root", "parse_uuid",
+    "Issue", "JsonObject", "JsonPairs", "Matrix3x3", "Matrix3x4", "Matrix4x4", "O3deCodec",
+    "Outcomes", "PatchResult", "PointerObject", "Processing", "Quaternion", "Registry", "Reporter",
+    "Result", "ResultCode", "Serializer", "Tasks", "Transform", "TypeExpr", "Vector2", "Vector3",
+    "Vector4", "apply_patch", "codec", "compare", "create_patch", "json_equal", "load",
+    "load_direct", "load_type_id", "members", "merge_settings", "parse", "parse_root", "parse_uuid",
     "resolve_imports", "resolve_imports_in_order", "restore_imports", "search_uuid", "store",
     "store_type_id", "uuid_text", "write",
 ]
