@@ -1261,8 +1261,8 @@ def zeze_cli_schema() -> str:
 
 def cli_zeze(data: bytes) -> None:
     """``gameserde VERB zeze`` (byte 0: bits 0-1 the verb, bit 2 ``--frame``, bit 3 no
-    ``--schema``, bits 4-6 the bean; byte 1: ``--max-depth`` when not 0), with the checks of
-    :func:`cli`."""
+    ``--schema``, bits 4-6 the bean, named by ``--type`` without ``--frame``; byte 1:
+    ``--max-depth`` when not 0 and a schema is given), with the checks of :func:`cli`."""
     if len(data) < 2:
         return
     path = workdir() / "input"
@@ -1272,9 +1272,11 @@ def cli_zeze(data: bytes) -> None:
     if a & 4:
         argv.append("--frame")
     if not a & 8:
-        argv += ["--schema", zeze_cli_schema(), "--bean", ZEZE_CLI_BEANS[a >> 4 & 7]]
-    if b:
-        argv += ["--max-depth", str(b)]
+        argv += ["--schema", zeze_cli_schema()]
+        if not a & 4:
+            argv += ["--type", ZEZE_CLI_BEANS[a >> 4 & 7]]
+        if b:
+            argv += ["--max-depth", str(b)]
     check_cli(argv, data)
 
 
@@ -1315,16 +1317,23 @@ def cli_kingsisle(data: bytes) -> None:
 
 
 def cli_o3de(data: bytes) -> None:
-    """``gameserde VERB o3de`` (byte 0: bits 0-1 the verb, bit 2 ``--trailing-commas``, bits
-    3-4 the file's suffix: none, ``.prefab`` or ``.material`` (typed with the engine
-    registry), ``.setreg``), with the checks of :func:`cli`."""
+    """``gameserde VERB o3de`` (byte 0: bits 0-1 the verb, bit 2 ``--trailing-commas`` (not
+    for ``.setreg``, whose reader always takes them), bits 3-4 the file's suffix: none,
+    ``.prefab`` or ``.material`` (typed with the engine registry), ``.setreg``; bit 5
+    ``--keep-defaults`` for a typed decode or encode, ``--max-depth 8`` otherwise), with the
+    checks of :func:`cli`."""
     if not data:
         return
-    path = workdir() / f"input{('', '.prefab', '.material', '.setreg')[data[0] >> 3 & 3]}"
+    suffix = ("", ".prefab", ".material", ".setreg")[data[0] >> 3 & 3]
+    path = workdir() / f"input{suffix}"
     path.write_bytes(data[1:])
-    argv = [CLI_VERBS[data[0] & 3], "o3de", str(path)]
-    if data[0] & 4:
+    verb = CLI_VERBS[data[0] & 3]
+    argv = [verb, "o3de", str(path)]
+    if data[0] & 4 and suffix != ".setreg":
         argv.append("--trailing-commas")
+    if data[0] & 32:
+        typed = suffix in (".prefab", ".material") and verb in ("decode", "encode")
+        argv += ["--keep-defaults"] if typed else ["--max-depth", "8"]
     check_cli(argv, data)
 
 
