@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from gameserde import zeze
-from gameserde.errors import DecodeError, EncodeError, SchemaError
+from gameserde.errors import EncodeError, SchemaError
 from gameserde.zeze import _accel
 from gameserde.zeze import bytebuffer as bb
 from gameserde.zeze._plan import plans_of

@@ -146,10 +146,17 @@ class ZezeCodec(Codec):
 
         return dumps(self.to_jsonable(self._read(data)), pretty=pretty).decode("utf-8")
 
+    def from_json(self, text: str | Buffer) -> bytes:
+        if not isinstance(text, str | bytes | bytearray | memoryview):
+            raise UsageError(f"zeze from_json reads JSON text (str or bytes), not "
+                             f"{type(text).__name__}")
+        return super().from_json(text)
+
     def verify(self, data: Buffer) -> str:
         schema = self._need("verify")
         if not self.frame:
-            return codec.verify(schema, self.bean, data, max_depth=self.max_depth,
+            return codec.verify(schema, self.bean, _buffer(data, "verify"),
+                                max_depth=self.max_depth,
                                 max_expansion=self.max_expansion)
         count = len(self._read(data))
         return f"ok: {count} sound frame{'s' * (count != 1)} of {len(data)} bytes"
@@ -158,7 +165,7 @@ class ZezeCodec(Codec):
         """The byte map: with a solution, fields by name (``$.items[0].count``); without,
         by id and wire type (``$.#3[0].#2``). Its error is the one :meth:`decode` raises
         (without a solution, Java's ``GenericBean``'s)."""
-        raw = bytes(memoryview(data).cast("B"))
+        raw = _bytes(data, "inspect")
         if self.frame:
             return self._inspect_frames(raw)
         from gameserde.zeze.generic import decode_generic_bean
@@ -230,8 +237,9 @@ class ZezeCodec(Codec):
         if not self.frame:
             return codec.bean_codec(schema, self.bean, max_depth=self.max_depth,
                                     classes=classes,
-                                    max_expansion=self.max_expansion).decode(data)
-        raw = bytes(memoryview(data).cast("B"))
+                                    max_expansion=self.max_expansion).decode(
+                                        _buffer(data, "decode"))
+        raw = _bytes(data, "decode")
         return [self._read_frame(schema, raw, *span) for span in _spans(raw)]
 
     def _read_frame(self, schema: ZezeSchema, data: bytes, index: int, pos: int,
@@ -447,6 +455,19 @@ def _same_numbers(a: Any, b: Any) -> bool:
     if isinstance(a, tuple) and isinstance(b, tuple) and len(a) == len(b):
         return all(_same_numbers(x, y) for x, y in zip(a, b, strict=True))
     return bool(a == b)
+
+
+def _buffer(data: object, verb: str) -> Buffer:
+    """``data``, when it is bytes-like; else a :class:`UsageError`."""
+    if not isinstance(data, bytes | bytearray | memoryview):
+        raise UsageError(f"zeze {verb} reads bytes (or a bytearray or memoryview), not "
+                         f"{type(data).__name__}")
+    return data
+
+
+def _bytes(data: object, verb: str) -> bytes:
+    """``data`` as ``bytes`` (a :class:`UsageError` when it is not bytes-like)."""
+    return bytes(memoryview(_buffer(data, verb)).cast("B"))
 
 
 def _protocol(schema: ZezeSchema, name: str) -> Protocol:
