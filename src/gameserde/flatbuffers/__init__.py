@@ -6,6 +6,11 @@ the bytes ``flatc -b`` writes; ``view`` reads lazily without copying, ``decode``
 ``to_json`` prints what ``flatc --json`` prints; ``verify`` checks a buffer as the official
 generated C++ verifier does; ``Builder`` is byte-identical to the official runtimes. Each
 codec is also a method of the schema (``schema.encode(value)``, ``schema.view(buf)`` ...).
+
+``schema.codec("Monster", ...)`` (or ``codec(schema, type=..., ...)``, or
+``gameserde.codec("flatbuffers", schema="monster.fbs", ...)``) gives a
+:class:`FlatBuffersCodec`, gameserde's codec interface (decode, encode, to_json, from_json,
+verify, inspect, convert) for one root table, with the command line's options as keywords.
 """
 
 from gameserde.flatbuffers.builder import (
@@ -21,6 +26,7 @@ from gameserde.flatbuffers.builder import (
 )
 from gameserde.flatbuffers.decoder import decode
 from gameserde.flatbuffers.encoder import encode
+from gameserde.flatbuffers.interface import FlatBuffersCodec, codec
 from gameserde.flatbuffers.json_input import from_json
 from gameserde.flatbuffers.json_output import to_json
 from gameserde.flatbuffers.render import from_model, to_fbs
@@ -29,6 +35,7 @@ from gameserde.flatbuffers.schema import (
     FbsSchemaError,
     SchemaFileError,
     StructLayout,
+    UnknownTypeError,
     load_schema,
 )
 from gameserde.flatbuffers.verifier import verify
@@ -41,6 +48,7 @@ __all__ = [
     "BuilderSizeError",
     "FbsSchema",
     "FbsSchemaError",
+    "FlatBuffersCodec",
     "IsNestedError",
     "IsNotNestedError",
     "NumpyRequiredError",
@@ -48,6 +56,8 @@ __all__ = [
     "SchemaFileError",
     "StructIsNotInlineError",
     "StructLayout",
+    "UnknownTypeError",
+    "codec",
     "decode",
     "encode",
     "from_json",
