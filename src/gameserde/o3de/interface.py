@@ -92,7 +92,8 @@ def _warn(message: str) -> None:
 
 
 def _described(issue: Issue) -> str:
-    return f"{issue.message} [{issue.code.outcome.name}]"
+    """The issue's message on one line (some of the engine's span two), and its outcome."""
+    return f"{' '.join(issue.message.split())} [{issue.code.outcome.name}]"
 
 
 def _issue_error(result: Result, fallback: str) -> DecodeError:
