@@ -12,6 +12,7 @@ from gameserde.zeze.generic import (
     decode_generic_bean,
     to_plain,
 )
+from gameserde.zeze.interface import ZezeCodec
 from gameserde.zeze.jsonview import from_json, from_jsonable, to_json, to_jsonable
 from gameserde.zeze.names import hash32, hash64, protocol_type_id
 from gameserde.zeze.schema import Protocol, ZezeSchema, load_schema
@@ -19,7 +20,8 @@ from gameserde.zeze.values import UNKNOWN_KEY, Dynamic, FrozenBean, UnknownField
 
 __all__ = [
     "UNKNOWN_KEY", "BeanCodec", "Dynamic", "FrozenBean", "GenericBean", "GenericDynamic",
-    "GenericField", "GenericList", "GenericMap", "Protocol", "UnknownField", "ZezeSchema",
+    "GenericField", "GenericList", "GenericMap", "Protocol", "UnknownField", "ZezeCodec",
+    "ZezeSchema",
     "decode", "decode_from", "decode_generic", "decode_generic_bean", "encode", "from_json",
     "from_jsonable", "hash32", "hash64", "load_schema", "protocol_type_id", "to_json",
     "to_jsonable", "to_plain", "verify",
