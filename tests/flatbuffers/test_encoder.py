@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gameserde.errors import DecodeError, EncodeError
+from gameserde.errors import DecodeError, EncodeError, UnknownNameError
 from gameserde.flatbuffers import load_schema
 from gameserde.flatbuffers.decoder import decode
 from gameserde.flatbuffers.encoder import encode
@@ -289,7 +289,7 @@ def test_root_type_option_and_nested_dataclass_values() -> None:
     schema = load_schema(SEED_FBS)
     weapon = encode(schema, {"name": "Axe", "damage": 5}, "Weapon")
     assert weapon == encode(schema, {"name": "Axe", "damage": 5}, "MyGame.Sample.Weapon")
-    with pytest.raises(EncodeError):
+    with pytest.raises(UnknownNameError, match="no type named 'Nope' in the schema"):
         encode(schema, {}, "Nope")
 
 

@@ -87,7 +87,7 @@ def test_numpy_union_types() -> None:
                   np.array([1, 2])):
         assert encoded({"uv_type": types, "uv": members}).startswith("EncodeError")
     assert encoded({"un_type": np.uint8(1), "un": {"x": 1}}) == (
-        "EncodeError: encode error in $.un_type: expected an integer, got uint8")
+        "EncodeError: flatbuffers encode error in $.un_type: expected an integer, got uint8")
 
 
 ODD = [
