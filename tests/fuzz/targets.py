@@ -1295,24 +1295,25 @@ def kingsisle_cli_types() -> str:
 
 def cli_kingsisle(data: bytes) -> None:
     """``gameserde VERB kingsisle`` (byte 0: bits 0-1 the verb, bit 2 ``--deep``, bit 3
-    ``--skip-unknown-types``, bit 4 ``--enum-names``, bit 5 ``--xml``, bit 6 ``--bind``;
-    byte 1: ``--flags``, its low 5 bits, with bits 5-7 ``--mask`` 7, 0x18 or 0), with the
-    checks of :func:`cli`."""
+    ``--skip-unknown-types`` (with ``--deep``; not for encode), bit 4 ``--enum-names``
+    (decode), bit 5 ``--xml`` (decode, encode; instead of ``--enum-names``), bit 6
+    ``--bind`` (encode, instead of ``--xml``); byte 1: ``--flags``, its low 5 bits, with bits
+    5-7 ``--mask`` 7, 0x18 or 0), with the checks of :func:`cli`."""
     if len(data) < 2:
         return
     path = workdir() / "input"
     path.write_bytes(data[2:])
     a, b = data[0], data[1]
     verb = CLI_VERBS[a & 3]
-    argv = [verb, "kingsisle", str(path), "--types", kingsisle_cli_types(),
+    argv = [verb, "kingsisle", str(path), "-s", kingsisle_cli_types(),
             "--flags", str(b & 31), "--mask", ("7", "0x18", "0")[(b >> 5) % 3]]
-    argv += [option for bit, option in ((4, "--deep"), (8, "--skip-unknown-types"))
-             if a & bit]
+    argv += ["--deep"] if a & 4 else []
+    if a & 4 and a & 8 and verb != "encode":
+        argv += ["--skip-unknown-types"]
     if verb == "encode":
-        argv = [o for o in argv if o != "--skip-unknown-types"]
-        argv += ["--bind"] if a & 64 else []
+        argv += ["--bind"] if a & 64 else ["--xml"] if a & 32 else []
     if verb == "decode":
-        argv += [option for bit, option in ((16, "--enum-names"), (32, "--xml")) if a & bit]
+        argv += ["--xml"] if a & 32 else ["--enum-names"] if a & 16 else []
     check_cli(argv, data)
 
 
