@@ -220,11 +220,17 @@ def test_decode_stdin(cli: Any) -> None:
     assert r.json == cli("decode", "godot", "--framing", "store_var", str(SAVEGAME)).json
 
 
-def test_decode_raw_ignores_trailing_bytes(cli: Any, tmp_path: Path) -> None:
+def test_decode_raw_notes_trailing_bytes(cli: Any, tmp_path: Path) -> None:
     path = tmp_path / "v.bin"
     path.write_bytes(encode([1, "a"]) + b"trailing")
     r = cli("decode", "godot", str(path))
     assert r.code == 0 and r.json == ["i:1", "s:a"]
+    assert r.err == (f"gameserde: {path}: 8 bytes after the value at byte 28 are not part of "
+                     "it; the engine ignores them and so does this JSON\n")
+    r = cli("decode", "godot", "--strict", str(path))
+    assert r.code == 1 and r.out == b"" and r.err.endswith("so does this JSON (--strict)\n")
+    r = cli("decode", "godot", "--allow-trailing", "--strict", str(path))
+    assert r.code == 0 and r.err == "" and r.json == ["i:1", "s:a"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -270,10 +276,10 @@ def test_header_is_followed_and_contradictions_refused(cli: Any, tmp_path: Path)
     for opts, said in [(["--framing", "raw"], "--framing store_var"),
                        (["--json", "native"], "--json plain"),
                        (["--profile", "godot3"], "--profile godot4"),
-                       (["--big-endian"], "little-endian lengths")]:
+                       (["--framing", "store_var", "--big-endian"], "little-endian lengths")]:
         r = cli("encode", "godot", *opts, str(doc))
-        assert r.code == 1 and r.out == b"" and len(r.err.strip().splitlines()) == 1
-        assert r.err.startswith(f"gameserde: {doc}: the JSON was decoded with {said} (its "
+        assert r.code == 2 and r.out == b"" and len(r.err.strip().splitlines()) == 1
+        assert r.err.startswith(f"gameserde: the JSON was decoded with {said} (its "
                                 '"$godot" header says so) but '), r.err
         assert "drop the option" in r.err
 
@@ -379,8 +385,10 @@ def test_inspect_store_var_and_error(cli: Any, tmp_path: Path) -> None:
     r = cli("inspect", "godot", "--framing", "store_var", str(SAVEGAME))
     assert r.code == 0
     text = r.out.decode()
-    assert "record 0 at 0x00000000" in text and "record 1 at " in text
-    assert re.search(r'^0x000000b0 .*\$\["player"\]\["position"\] +Vector3', text, re.M)
+    assert re.search(r"^0x00000000 84 02 00 00 +\$\[0\] +length prefix +644 bytes$", text, re.M)
+    assert re.search(r"^0x00000288 [0-9a-f ]+ +\$\[1\] +length prefix +\d+ bytes$", text, re.M)
+    assert re.search(r'^0x000000b0 .*\$\[0\]\["player"\]\["position"\] +Vector3', text, re.M)
+    assert "record" not in text  # one table: no lines between its rows
     bad = tmp_path / "bad.bin"
     bad.write_bytes(encode([1, {"a": [2, "xyz"]}])[:-3])
     r = cli("inspect", "godot", str(bad))
@@ -491,8 +499,10 @@ def test_cut_store_var_file(cli: Any, tmp_path: Path) -> None:
             "short" in r.err
         assert "endian" not in r.err and "The whole file" not in r.err
     text = cli("inspect", "godot", "--framing", "store_var", str(path)).out.decode()
-    assert re.search(r"^record 1 at 0x[0-9a-f]{8}: length prefix \d+, more than the \d+ "
-                     r"bytes left$", text, re.M)
+    prefix, error = text.splitlines()[-2:]
+    assert re.search(r"^0x00000288 .* \$\[1\] +length prefix +\d+ bytes, more than the \d+ "
+                     r"bytes left$", prefix), prefix
+    assert re.search(r"^0x00000288 .* \$\[1\] +ERROR +record length \d+ exceeds", error), error
 
 
 def test_misspelled_type_name(cli: Any, tmp_path: Path) -> None:
@@ -514,6 +524,10 @@ def test_verify(cli: Any, tmp_path: Path) -> None:
     path = tmp_path / "v.bin"
     path.write_bytes(encode({"a": 1}) + b"xyz")
     r = cli("verify", "godot", str(path))
+    assert r.code == 1 and r.out == b"" and r.err == (
+        f"gameserde: {path}: godot decode error at byte 28 (0x1c): 3 bytes after the value are "
+        "not part of it (the engine ignores them; --allow-trailing accepts them)\n")
+    r = cli("verify", "godot", "--allow-trailing", str(path))
     assert r.code == 0 and r.out.decode() == (
         f"{path}: ok: one Dictionary of 28 bytes (profile godot4); the 3 bytes after it are "
         "ignored, as the engine ignores them\n")
@@ -535,12 +549,15 @@ def test_inspect_exit_status(cli: Any, tmp_path: Path) -> None:
     assert r.err.startswith(f"gameserde: {path}: godot decode error at byte 20")
 
 
-def test_big_endian_needs_store_var(cli: Any) -> None:
-    for verb in ("decode", "verify", "inspect"):
-        r = cli(verb, "godot", "--big-endian", str(SAVEGAME))
-        assert r.code == 1
-        assert r.err == f"gameserde: {SAVEGAME}: --big-endian applies to --framing store_var " \
-            "only\n"
+@pytest.mark.parametrize("verb", ["decode", "encode", "verify", "inspect", "convert"])
+def test_big_endian_needs_store_var(cli: Any, verb: str) -> None:
+    r = cli(verb, "godot", "--big-endian", str(SAVEGAME))
+    assert r.code == 2 and r.out == b""
+    assert r.err == ("gameserde: --big-endian applies to --framing store_var only; add "
+                     "--framing store_var\n")
+    r = cli(verb, "godot", "--framing", "raw", "--big-endian", str(SAVEGAME))
+    assert r.code == 2 and r.err.startswith("gameserde: --big-endian applies to --framing "
+                                            "store_var only, not --framing raw")
 
 
 def test_missing_file(cli: Any, tmp_path: Path) -> None:

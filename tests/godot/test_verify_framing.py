@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import base64
 from typing import Any
 
 import pytest
@@ -56,8 +57,16 @@ def test_verify_accepts_what_the_engine_reads(framing: str) -> None:
     verify(framed("store_var", True), framing="store_var", big_endian=True)
 
 
-def test_verify_raw_ignores_trailing_bytes_as_the_engine() -> None:
-    verify(encode(1) + b"junk")
+@pytest.mark.parametrize("framing", ["raw", "base64"])
+def test_verify_refuses_trailing_bytes_unless_allowed(framing: str) -> None:
+    data = encode(1) + b"junk"
+    if framing == "base64":
+        data = base64.b64encode(data)
+    with pytest.raises(DecodeError) as e:
+        verify(data, framing=framing)
+    assert e.value.offset == 8
+    assert str(e.value).startswith("godot decode error at byte 8 (0x8): 4 bytes after the value")
+    verify(data, framing=framing, allow_trailing=True)  # the engine ignores them
 
 
 @pytest.mark.parametrize("framing", FRAMINGS)

@@ -214,9 +214,9 @@ def guess_framing(data: Any, *, profile: str | Profile = "godot4", exclude: Gues
     """The first framing and profile under which all of ``data`` decodes, or None.
 
     ``profile`` is tried first, then the others; for each, one raw Variant that fills the data,
-    ``store_var`` records with little- then big-endian lengths (``packet_stream`` data reads as
-    those too), then base64 text. ``exclude`` is the reading already tried. Each try costs at
-    most one decode of the data.
+    ``store_var`` records with little- then big-endian lengths, each filled by its Variant
+    (``packet_stream`` data reads as those too), then base64 text. ``exclude`` is the reading
+    already tried. Each try costs at most one decode of the data.
     """
     if not len(memoryview(data).cast("B")):
         return None
@@ -230,16 +230,27 @@ def guess_framing(data: Any, *, profile: str | Profile = "godot4", exclude: Gues
 
 
 def _reads_whole(data: Any, guess: Guess, max_depth: int) -> bool:
-    raw, framing = data, guess.framing
+    """Whether ``data`` reads as ``guess`` with every Variant filling its record (or, raw
+    and base64, the data): a reading that leaves bytes unread inside a record reads garbage."""
     try:
-        if framing == "base64":
-            raw, framing = base64_bytes(data), "raw"
-        sizes = [r.size for r in records(raw, framing=framing, big_endian=guess.big_endian,
-                                         profile=guess.profile, allow_objects=True,
-                                         max_depth=max_depth)]
+        raw = base64_bytes(data) if guess.framing == "base64" else data
+        mv = memoryview(raw).cast("B")
+        opts: dict[str, Any] = {"profile": guess.profile, "allow_objects": True,
+                                "max_depth": max_depth}
+        if guess.framing != "store_var":
+            return decode_prefix(mv, **opts)[1] >= len(mv)
+        pos = 0
+        while pos < len(mv):
+            if len(mv) - pos < 4:
+                return False
+            size = _LEN[guess.big_endian].unpack_from(mv, pos)[0]
+            if size > len(mv) - pos - 4 or decode_prefix(mv[pos + 4:pos + 4 + size],
+                                                          **opts)[1] < size:
+                return False
+            pos += 4 + size
     except DecodeError:
         return False
-    return framing == "store_var" or sizes[0] >= len(memoryview(raw).cast("B"))
+    return True
 
 
 def base64_bytes(text: Any) -> bytes:

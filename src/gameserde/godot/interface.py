@@ -119,8 +119,12 @@ class GodotCodec(Codec):
                                  given.get("big_endian", _DEFAULTS.big_endian),
                                  given.get("json", _DEFAULTS.json))
         if self.settings.big_endian and self.settings.framing != "store_var":
-            raise UsageError("--big-endian applies to --framing store_var only (convert: the "
-                             "written side keeps --big-endian unless given --to-no-big-endian)")
+            if "framing" not in given:
+                raise UsageError("--big-endian applies to --framing store_var only; add "
+                                 "--framing store_var")
+            raise UsageError(f"--big-endian applies to --framing store_var only, not --framing "
+                             f"{self.settings.framing} (convert: the written side keeps "
+                             "--big-endian unless given --to-no-big-endian)")
         if self.double_precision and self.settings.profile != "godot4":
             raise UsageError(f"--double-precision is a Godot 4 setting; --profile "
                              f"{self.settings.profile} has no 64-bit math types")
@@ -261,7 +265,7 @@ class GodotCodec(Codec):
         target = to.settings.framing
         if target not in _FRAMED and len(values) != 1:
             noun = "store_var records" if self.settings.framing == "store_var" else "packets"
-            raise EncodeError(f"the data holds {len(values)} {noun} and --framing {target} "
+            raise EncodeError(f"the data holds {len(values)} {noun} and --to-framing {target} "
                               "writes one Variant; write them with --to-framing store_var or "
                               "packet_stream", format=self.format)
         return to._write(values, to.settings)
