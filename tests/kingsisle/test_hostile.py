@@ -6,7 +6,7 @@ SchemaError) only, no hang, and cost bounded by the input, not by what it claims
 - decompression bombs: declared sizes past ``max_expansion`` are refused before inflating,
   data that inflates past its declared size is stopped there (the growth of what bombs cost
   is ``test_growth.py``'s);
-- nesting 10^5 deep fails at the recursion limit, at the cost of the first levels;
+- nesting 10^5 deep fails at max_depth, at the cost of the first levels;
 - families of growing hostile inputs (the pattern of ``tests/fuzz/test_growth.py``): as the
   input doubles, the calls and peak memory of decode (shallow, deep, compressed) and of
   ``load_schema`` at most double, and a claimed length alone costs nothing.
@@ -225,7 +225,7 @@ def test_nesting_deeper_than_the_limit_fails_fast(family: str) -> None:
     }[family]
     ser = Serializer(SCHEMA, shallow=family != "deep objects")
     data = make(DEEP)
-    assert "recursion limit" in decode_error(ser, data)
+    assert "max_depth" in decode_error(ser, data)
     small = make(300)
     assert calls(lambda: ser.decode(data)) <= calls(lambda: ser.decode(small)) + 100
     assert peak(lambda: ser.decode(data)) <= peak(lambda: ser.decode(small)) + (64 << 10)

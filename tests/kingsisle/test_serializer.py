@@ -37,9 +37,9 @@ def test_deep_nesting_within_a_large_limit() -> None:
 
 def test_nesting_past_the_limit_is_refused() -> None:
     data = NODE.to_bytes(4, "little") * 200 + bytes(4)
-    with pytest.raises(DecodeError, match="recursion limit 127"):
+    with pytest.raises(DecodeError, match="max_depth 127"):
         Serializer(SCHEMA).decode(data)
-    with pytest.raises(EncodeError, match="recursion limit"):
+    with pytest.raises(EncodeError, match="max_depth"):
         Serializer(SCHEMA).encode(chain(200))
 
 

@@ -2,7 +2,8 @@
 not lost: a decoded root keeps them in ``trailing`` (with the offset each run was read at)
 and the encoder writes them back after the same parts, so decode→encode gives the input's
 bytes, compressed or not, BINd files too, with the C twin and without. The CLI says so on
-standard error, since its JSON cannot hold them, and fails on them with --strict."""
+standard error, since its JSON cannot hold them (GameserdeWarnings), and fails on them with
+--strict; convert writes them again."""
 
 from __future__ import annotations
 
@@ -196,24 +197,30 @@ def test_inspect_shows_the_bytes_after_zlib_data() -> None:
 def test_the_cli_notes_them(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "item.bin"
     path.write_bytes(ITEM + b"xyz")
-    code, out, err = run(capsys, "decode", "kingsisle", "-t", TYPES, str(path))
+    code, out, err = run(capsys, "decode", "kingsisle", "-s", TYPES, str(path))
     assert code == 0 and json.loads(out) == json.loads(
-        run(capsys, "decode", "kingsisle", "-t", TYPES, str(ITEM_PATH))[1])
-    assert err == (f"gameserde: {path}: note: 3 bytes at byte 152 (0x98), after the root "
-                   "object, are not part of it; kept in the decoded object, not in the JSON\n")
-    code, _, err = run(capsys, "decode", "kingsisle", "-t", TYPES, "--xml", str(path))
-    assert code == 0 and err.endswith("not in the XML\n")
-    code, out, err = run(capsys, "verify", "kingsisle", "-t", TYPES, str(path))
+        run(capsys, "decode", "kingsisle", "-s", TYPES, str(ITEM_PATH))[1])
+    note = (f"gameserde: {path}: 3 bytes at byte 152 (0x98), after the root object, are not "
+            "part of it; ")
+    assert err == note + "kept in the decoded object, not in the JSON\n"
+    code, _, err = run(capsys, "decode", "kingsisle", "-s", TYPES, "--xml", str(path))
+    assert code == 0 and err == note + "left out of the XML, which has no place for them\n"
+    code, out, err = run(capsys, "verify", "kingsisle", "-s", TYPES, str(path))
     assert code == 0 and out.startswith(f"{path}: ok: a sound stream of 155 bytes")
-    assert err == (f"gameserde: {path}: note: 3 bytes at byte 152 (0x98), after the root "
-                   "object, are not part of it; readers ignore them, as katsuba does\n")
-    for verb in ("decode", "verify"):
-        code, out, err = run(capsys, verb, "kingsisle", "--strict", "-t", TYPES, str(path))
+    assert err == note + "readers ignore them, as katsuba does\n"
+    for verb, consequence in (("decode", "kept in the decoded object, not in the JSON"),
+                              ("verify", "readers ignore them, as katsuba does")):
+        code, out, err = run(capsys, verb, "kingsisle", "--strict", "-s", TYPES, str(path))
         assert (code, out) == (1, "")
-        assert err == (f"gameserde: {path}: kingsisle decode error at byte 152 (0x98): 3 "
-                       "bytes after the root object are not part of it (--strict)\n")
+        assert err == f"{note}{consequence} (--strict)\n"
+    converted = tmp_path / "deep.bin"
+    code, _, err = run(capsys, "convert", "kingsisle", "-s", TYPES, "--strict", str(path),
+                       "--to-deep", "-o", str(converted))
+    assert (code, err) == (0, "")  # written again: nothing to note
+    deep = Serializer(load_schema(TYPES), shallow=False).decode(converted.read_bytes())
+    assert deep.trailing == ((None, None, (len(converted.read_bytes()) - 3, b"xyz")))
     path.write_bytes(ITEM)
-    assert run(capsys, "verify", "kingsisle", "--strict", "-t", TYPES, str(path))[::2] == (0, "")
+    assert run(capsys, "verify", "kingsisle", "--strict", "-s", TYPES, str(path))[::2] == (0, "")
 
 
 def test_the_cli_names_offsets_in_inflated_data(tmp_path: Path,
@@ -222,15 +229,15 @@ def test_the_cli_names_offsets_in_inflated_data(tmp_path: Path,
     stream = u32(len(body)) + zlib.compress(body, 9) + b"??"
     path = tmp_path / "blob.bin"
     path.write_bytes(stream)
-    code, _, err = run(capsys, "decode", "kingsisle", "-t", TYPES, "--manual-compression",
+    code, _, err = run(capsys, "decode", "kingsisle", "-s", TYPES, "--manual-compression",
                        str(path))
     assert code == 0 and err.splitlines() == [
-        f"gameserde: {path}: note: 1 byte at byte 152 (0x98) of the inflated data, after the "
-        "root object, is not part of it; kept in the decoded object, not in the JSON",
-        f"gameserde: {path}: note: 2 bytes at byte {len(stream) - 2} (0x{len(stream) - 2:x}), "
+        f"gameserde: {path}: 1 byte at byte 152 (0x98) of the inflated data, after the root "
+        "object, is not part of it; kept in the decoded object, not in the JSON",
+        f"gameserde: {path}: 2 bytes at byte {len(stream) - 2} (0x{len(stream) - 2:x}), "
         "after the zlib data, are not part of it; kept in the decoded object, not in the JSON"]
-    code, _, err = run(capsys, "verify", "kingsisle", "--strict", "-t", TYPES,
+    code, _, err = run(capsys, "verify", "kingsisle", "--strict", "-s", TYPES,
                        "--manual-compression", str(path))
-    assert code == 1 and err.endswith("at byte 152 (0x98): 1 byte after the root object is "
-                                      "not part of it (--strict) (the offset is in the "
-                                      "inflated data)\n")
+    assert code == 1 and err == (f"gameserde: {path}: 1 byte at byte 152 (0x98) of the "
+                                 "inflated data, after the root object, is not part of it; "
+                                 "readers ignore them, as katsuba does (--strict)\n")

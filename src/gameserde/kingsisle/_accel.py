@@ -12,7 +12,7 @@ keeps the padding bits an object was read with as the reference does.
 Whenever it meets anything else -- an enum given by name, or read as a name that is no option
 (or, for bit flags, not ASCII), a value of an unexpected Python type or out of range, an
 unknown type or property hash it is not to skip, sizes that do not add up, truncated input, a
-null root, nesting at the recursion limit -- it gives up (:func:`decode` and :func:`encode`
+null root, nesting at max_depth -- it gives up (:func:`decode` and :func:`encode`
 return None), and the reference runs over the whole input, which gives the result or raises
 the exact error. So the public API gives the same bytes, values and errors with or without
 it.
@@ -81,9 +81,9 @@ def encode(ser: Serializer, obj: Any) -> bytes | None:
 
 
 def _limit(ser: Serializer) -> int:
-    """The C twin's recursion limit: the serializer's, within what the C stack takes (deeper
-    data is the reference's)."""
-    return max(0, min(ser.recursion_limit, int(speedups.MAX_C_DEPTH)))
+    """The C twin's depth limit: the serializer's max_depth, within what the C stack takes
+    (deeper data is the reference's)."""
+    return max(0, min(ser.max_depth, int(speedups.MAX_C_DEPTH)))
 
 
 def _program(ser: Serializer, decoding: bool) -> Any:

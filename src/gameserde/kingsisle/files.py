@@ -11,6 +11,7 @@ that set, and what :func:`write_bind` writes by default.
 from __future__ import annotations
 
 from gameserde.errors import DecodeError
+from gameserde.kingsisle._limits import MAX_DEPTH, data_bytes
 from gameserde.kingsisle.objects import KiObject
 from gameserde.kingsisle.serializer import (
     COMPACT_LENGTH_PREFIXES,
@@ -21,6 +22,7 @@ from gameserde.kingsisle.serializer import (
     Inflating,
     Serializer,
     trailing_inflated,
+    warn_skipped,
 )
 from gameserde.kingsisle.typelist import KiSchema
 
@@ -33,20 +35,23 @@ BIND_FLAGS = STATEFUL_FLAGS | COMPACT_LENGTH_PREFIXES | WITH_COMPRESSION
 
 def read_bind(data: bytes | bytearray | memoryview, schema: KiSchema, *,
               property_mask: int = 7, skip_unknown_types: bool = False,
-              recursion_limit: int = 127,
-              max_expansion: float | None = MAX_EXPANSION) -> KiObject:
+              max_depth: int = MAX_DEPTH, max_expansion: float | None = MAX_EXPANSION,
+              recursion_limit: int | None = None) -> KiObject:
     """The root object of a ``BINd`` file. The stream's flags word says how it is written;
     the options are the :class:`Serializer`'s (katsuba's CLI reads game files with
-    ``property_mask=0x18``); ``max_expansion`` counts the file's size, magic included. Bytes
-    after the root object or the zlib data are kept in the root's ``trailing`` (at offsets in
-    the file, magic included, but in inflated data) and :func:`write_bind` writes them back."""
-    data = bytes(data)
+    ``property_mask=0x18``; ``recursion_limit`` is the former name of ``max_depth``);
+    ``max_expansion`` counts the file's size, magic included. Bytes after the root object or
+    the zlib data are kept in the root's ``trailing`` (at offsets in the file, magic
+    included, but in inflated data) and :func:`write_bind` writes them back. With
+    ``skip_unknown_types``, each object or property skipped is reported as a
+    :class:`~gameserde.errors.GameserdeWarning` with its hash and byte offset."""
+    data = data_bytes(data)
     if data[:4] != BIND_MAGIC:
         raise DecodeError(f"not a BINd file: it starts with {data[:4]!r}, not {BIND_MAGIC!r}",
                           offset=0, format="kingsisle")
     ser = Serializer(schema, flags=STATEFUL_FLAGS, shallow=False, property_mask=property_mask,
-                     skip_unknown_types=skip_unknown_types, recursion_limit=recursion_limit,
-                     max_expansion=max_expansion)
+                     skip_unknown_types=skip_unknown_types, max_depth=max_depth,
+                     max_expansion=max_expansion, recursion_limit=recursion_limit)
     try:
         root = ser._decode(data[4:], Inflating(len(data), ser.max_expansion))
     except DecodeError as e:  # offsets in the file, magic included (not in inflated data)
@@ -57,14 +62,19 @@ def read_bind(data: bytes | bytearray | memoryview, schema: KiSchema, *,
         runs = [run if run is None or trailing_inflated(root, part)
                 else (run[0] + len(BIND_MAGIC), run[1]) for part, run in enumerate(root.trailing)]
         root.trailing = (runs[0], runs[1], runs[2])
+    if ser.skipped and not any(root.zlib_data or ()):  # likewise
+        ser.skipped[:] = [(at + len(BIND_MAGIC), kind, h) for at, kind, h in ser.skipped]
+    warn_skipped(ser.skipped, root)
     return root
 
 
 def write_bind(obj: KiObject, schema: KiSchema, *, flags: int = BIND_FLAGS,
-               property_mask: int = 7, recursion_limit: int = 127) -> bytes:
+               property_mask: int = 7, max_depth: int = MAX_DEPTH,
+               recursion_limit: int | None = None) -> bytes:
     """``obj`` as a ``BINd`` file: the magic and the deep-mode stream, with ``flags`` and
     STATEFUL_FLAGS (added when ``flags`` lacks it, as libki's file writer does: a reader
-    needs the flags word)."""
+    needs the flags word); ``recursion_limit`` is the former name of ``max_depth``."""
     ser = Serializer(schema, flags=flags | STATEFUL_FLAGS, shallow=False,
-                     property_mask=property_mask, recursion_limit=recursion_limit)
+                     property_mask=property_mask, max_depth=max_depth,
+                     recursion_limit=recursion_limit)
     return BIND_MAGIC + ser.encode(obj)

@@ -104,7 +104,7 @@ def stream_map(data: bytes | bytearray | memoryview, serializer: Serializer, *,
         mapper = _Mapper(serializer, flags, root, _Rows(size, factor))
         reader = _Recorder(body, 8 * start, mapper.raw_row)
         mapper.section = sections[-1]
-        with recursion_room(_FRAMES_PER_LEVEL * serializer.recursion_limit + 100):
+        with recursion_room(_FRAMES_PER_LEVEL * serializer.max_depth + 100):
             obj = mapper._object(reader, 0)
         end = (reader.bit_position + 7) >> 3
         if obj is None:  # the row after the null type hash says so
@@ -234,7 +234,7 @@ class _Mapper(Serializer):
         super().__init__(ser.schema, flags=flags, shallow=ser.shallow,
                          property_mask=ser.property_mask,
                          skip_unknown_types=ser.skip_unknown_types,
-                         recursion_limit=ser.recursion_limit,
+                         max_depth=ser.max_depth,
                          max_expansion=ser.max_expansion)
         self.rows = rows
         self.where = root

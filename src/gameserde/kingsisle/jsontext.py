@@ -41,7 +41,8 @@ from typing import Any
 from gameserde import _jsonio
 from gameserde._float32 import float32_from_bits, float32_to_bits
 from gameserde._recursion import recursion_room
-from gameserde.errors import DecodeError, EncodeError, path_key
+from gameserde.errors import DecodeError, EncodeError, UsageError, path_key
+from gameserde.kingsisle._limits import MAX_DEPTH, depth_limit
 from gameserde.kingsisle.objects import KiObject, property_step
 from gameserde.kingsisle.serializer import _STRUCTS, option_value
 from gameserde.kingsisle.typelist import LEAF_TYPES, KiSchema
@@ -49,14 +50,11 @@ from gameserde.schema.model import Bool, Bytes, Enum, Field, Float, Int, List, R
 
 __all__ = ["BYTES_KEY", "TYPE_KEY", "from_json", "from_jsonable", "to_json", "to_jsonable"]
 
-FORMAT = "kingsisle-json"
+FORMAT = "kingsisle"
 TYPE_KEY = "$__type"
 """The key of an object's class name, always its first key."""
 BYTES_KEY = "$bytes"
 """``{"$bytes": "<hex>"}`` is a std::string whose bytes are not UTF-8."""
-
-RECURSION_LIMIT = 127
-"""Objects and lists nest at most this deep, counted as the serializer counts them."""
 
 _FRAMES_PER_LEVEL = 4
 _JSON_ORDER = {"class Color": ("r", "g", "b", "a"), "class Quaternion": ("x", "y", "z", "w")}
@@ -93,43 +91,50 @@ def _bad(message: str, doc: Any) -> DecodeError:
 
 
 def to_jsonable(obj: KiObject, *, schema: KiSchema | None = None, enum_names: bool = False,
-                recursion_limit: int = RECURSION_LIMIT) -> dict[str, Any]:
+                max_depth: int = MAX_DEPTH, recursion_limit: int | None = None
+                ) -> dict[str, Any]:
     """``obj`` as JSON values (dicts, lists, text, numbers). Without ``schema`` the values
-    are written by their Python types (floats as doubles); ``enum_names`` needs it."""
+    are written by their Python types (floats as doubles); ``enum_names`` needs it.
+    (``recursion_limit`` is the former name of ``max_depth``.)"""
+    limit = depth_limit(max_depth, recursion_limit)
     if enum_names and schema is None:
-        raise ValueError("enum_names needs the schema, which names the options")
+        raise UsageError("enum_names needs the schema, which names the options")
     if obj is None:
         raise EncodeError("the root object must not be null", format=FORMAT)
-    with recursion_room(_FRAMES_PER_LEVEL * recursion_limit + 100):
-        out = _Out(schema, enum_names, recursion_limit).object(obj, 0)
+    with recursion_room(_FRAMES_PER_LEVEL * limit + 100):
+        out = _Out(schema, enum_names, limit).object(obj, 0)
     assert out is not None
     return out
 
 
 def to_json(obj: KiObject, *, schema: KiSchema | None = None, enum_names: bool = False,
-            pretty: bool = False, recursion_limit: int = RECURSION_LIMIT) -> str:
+            pretty: bool = False, max_depth: int = MAX_DEPTH,
+            recursion_limit: int | None = None) -> str:
     """``obj`` as JSON text (see the module's table): compact, or indented by 2 when
     ``pretty``."""
-    doc = to_jsonable(obj, schema=schema, enum_names=enum_names,
+    doc = to_jsonable(obj, schema=schema, enum_names=enum_names, max_depth=max_depth,
                       recursion_limit=recursion_limit)
     return _jsonio.dumps(doc, pretty=pretty).decode("utf-8").rstrip("\n")
 
 
-def from_jsonable(doc: Any, schema: KiSchema, *,
-                  recursion_limit: int = RECURSION_LIMIT) -> KiObject:
+def from_jsonable(doc: Any, schema: KiSchema, *, max_depth: int = MAX_DEPTH,
+                  recursion_limit: int | None = None) -> KiObject:
     """The object JSON values ``doc`` stand for, typed by ``schema``; raises
-    :class:`DecodeError` with the JSON path of what does not fit it."""
-    with recursion_room(_FRAMES_PER_LEVEL * recursion_limit + 100):
-        obj = _In(schema, recursion_limit).object(doc, 0)
+    :class:`DecodeError` with the JSON path of what does not fit it. (``recursion_limit`` is
+    the former name of ``max_depth``.)"""
+    limit = depth_limit(max_depth, recursion_limit)
+    with recursion_room(_FRAMES_PER_LEVEL * limit + 100):
+        obj = _In(schema, limit).object(doc, 0)
     if obj is None:
         raise DecodeError("the root object is null", format=FORMAT)
     return obj
 
 
-def from_json(text: str | bytes, schema: KiSchema, *,
-              recursion_limit: int = RECURSION_LIMIT) -> KiObject:
+def from_json(text: str | bytes, schema: KiSchema, *, max_depth: int = MAX_DEPTH,
+              recursion_limit: int | None = None) -> KiObject:
     """The object of JSON text (see the module's table), typed by ``schema``."""
-    return from_jsonable(_jsonio.loads(text), schema, recursion_limit=recursion_limit)
+    return from_jsonable(_jsonio.loads(text), schema, max_depth=max_depth,
+                         recursion_limit=recursion_limit)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -226,7 +231,7 @@ class _Out:
 
     def object(self, obj: Any, depth: int) -> dict[str, Any] | None:
         if depth >= self.limit:
-            raise EncodeError(f"objects nest deeper than the recursion limit {self.limit}",
+            raise EncodeError(f"objects nest deeper than max_depth {self.limit}",
                               format=FORMAT)
         if obj is None:
             return None
@@ -276,7 +281,7 @@ class _Out:
             return {k: self.untyped(v, depth) for k, v in value.items()}
         if isinstance(value, list | tuple):
             if depth + 1 >= self.limit:
-                raise EncodeError("lists nest deeper than the recursion limit", format=FORMAT)
+                raise EncodeError(f"lists nest deeper than max_depth {self.limit}", format=FORMAT)
             return [self.element(self.untyped, i, v, depth + 1) for i, v in enumerate(value)]
         raise EncodeError(f"{type(value).__name__} values are not ObjectProperty values",
                           format=FORMAT)
@@ -295,7 +300,7 @@ class _Out:
             if not isinstance(value, list | tuple):
                 raise EncodeError(f"a list, not {type(value).__name__}", format=FORMAT)
             if depth + 1 >= self.limit:
-                raise EncodeError("lists nest deeper than the recursion limit", format=FORMAT)
+                raise EncodeError(f"lists nest deeper than max_depth {self.limit}", format=FORMAT)
             element = f.type.element
             return [self.element(self.value, i, v, element, type_name, depth + 1)
                     for i, v in enumerate(value)]
@@ -423,7 +428,7 @@ class _In:
 
     def object(self, doc: Any, depth: int) -> KiObject | None:
         if depth >= self.limit:
-            raise DecodeError(f"objects nest deeper than the recursion limit {self.limit}",
+            raise DecodeError(f"objects nest deeper than max_depth {self.limit}",
                               format=FORMAT)
         if doc is None:
             return None
@@ -460,7 +465,7 @@ class _In:
         if not isinstance(doc, list):
             raise _bad(f"{f.name} is a list: a JSON array", doc)
         if depth + 1 >= self.limit:
-            raise DecodeError("lists nest deeper than the recursion limit", format=FORMAT)
+            raise DecodeError(f"lists nest deeper than max_depth {self.limit}", format=FORMAT)
         element = f.type.element
         out = []
         for i, item in enumerate(doc):

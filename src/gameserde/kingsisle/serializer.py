@@ -11,14 +11,16 @@ from __future__ import annotations
 
 import copy
 import struct
+import warnings
 import zlib
 from typing import Any
 
 from gameserde._expansion import check_factor, exceeded, expansion_limit
 from gameserde._float32 import float32_from_bits, float32_to_bits
 from gameserde._recursion import recursion_room
-from gameserde.errors import DecodeError, EncodeError
+from gameserde.errors import DecodeError, EncodeError, GameserdeWarning, UsageError
 from gameserde.kingsisle import _accel
+from gameserde.kingsisle._limits import MAX_DEPTH, data_bytes, depth_limit
 from gameserde.kingsisle.bitbuf import BitReader, BitWriter
 from gameserde.kingsisle.objects import KiObject, property_step
 from gameserde.kingsisle.typelist import FLAGS, KiSchema
@@ -26,7 +28,7 @@ from gameserde.schema.model import Enum, Field, List, Record, Ref
 
 __all__ = ["ALL_FLAGS", "COMPACT_LENGTH_PREFIXES", "FORBID_DELTA_ENCODE", "HUMAN_READABLE_ENUMS",
            "INFLATED_NOTE", "INFLATE_SLACK", "MAX_EXPANSION", "STATEFUL_FLAGS", "WITH_COMPRESSION",
-           "Inflating", "Serializer", "option_value", "trailing_inflated"]
+           "Inflating", "Serializer", "option_value", "trailing_inflated", "warn_skipped"]
 
 STATEFUL_FLAGS = 1 << 0
 COMPACT_LENGTH_PREFIXES = 1 << 1
@@ -44,11 +46,15 @@ MAX_EXPANSION = 32.0
 input's size (plus :data:`INFLATE_SLACK`). Game-like data deflates 3 to 8 times; zlib's
 utmost is about 1030."""
 
+SKIPS_REPORTED = 10
+"""The objects and properties ``skip_unknown_types`` skips that are reported one by one; one
+more warning counts the rest."""
+
 INFLATE_SLACK = 4096
 """Bytes any input may inflate to beyond ``max_expansion`` times its size."""
 
 _FRAMES_PER_LEVEL = 4
-"""Python frames one level of objects and lists takes (room is made for recursion_limit)."""
+"""Python frames one level of objects and lists takes (room is made for max_depth)."""
 
 _DEPRECATED = FLAGS["DEPRECATED"]
 _DELTA = FLAGS["DELTA_ENCODE"]
@@ -155,8 +161,9 @@ class Serializer:
     written (katsuba 0.6.0's default 7; older tools use 0x18), ``manual_compression`` wraps
     the whole stream in a size and zlib, ``skip_unknown_types`` (deep mode only) reads an
     object of an unknown class as None and skips a property of an unknown hash, noting both
-    in :attr:`skipped` (katsuba skips the classes and refuses the properties),
-    ``recursion_limit`` bounds the nesting of objects and lists (katsuba's 127),
+    in :attr:`skipped` and each in a :class:`~gameserde.errors.GameserdeWarning` (katsuba
+    skips the classes and refuses the properties), ``max_depth`` bounds the nesting of
+    objects and lists (katsuba's 127; ``recursion_limit`` is its former name, still taken),
     ``max_expansion`` bounds what zlib data inflates to: all the inflated bytes of a stream
     together are at most that factor times the input's size plus :data:`INFLATE_SLACK`
     (None or ``inf``: no limit), else a DecodeError naming it, raised before inflating when
@@ -165,24 +172,37 @@ class Serializer:
 
     def __init__(self, schema: KiSchema, *, flags: int = 0, shallow: bool = True,
                  property_mask: int = 7, manual_compression: bool = False,
-                 skip_unknown_types: bool = False, recursion_limit: int = 127,
-                 max_expansion: float | None = MAX_EXPANSION) -> None:
-        if flags & ~ALL_FLAGS:
-            raise ValueError(f"serializer flags 0x{flags:x} set undefined bits")
+                 skip_unknown_types: bool = False, max_depth: int = MAX_DEPTH,
+                 max_expansion: float | None = MAX_EXPANSION,
+                 recursion_limit: int | None = None) -> None:
+        if not isinstance(schema, KiSchema):
+            raise UsageError(f"the schema must be a KiSchema (kingsisle.load_schema(path)), "
+                             f"not {type(schema).__name__}")
+        if isinstance(flags, bool) or not isinstance(flags, int) or flags & ~ALL_FLAGS:
+            raise UsageError(f"serializer flags are bits of 0x{ALL_FLAGS:x}, not {flags!r}")
+        if (isinstance(property_mask, bool) or not isinstance(property_mask, int)
+                or not 0 <= property_mask < 1 << 32):
+            raise UsageError(f"the property mask is a u32, not {property_mask!r}")
         if skip_unknown_types and shallow:
-            raise ValueError("skip_unknown_types needs deep mode: shallow objects carry no "
+            raise UsageError("skip_unknown_types needs deep mode: shallow objects carry no "
                              "sizes to skip by")
+        try:
+            factor = check_factor(max_expansion)
+        except ValueError as e:
+            raise UsageError(str(e)) from None
         self.schema = schema
         self.flags = flags
         self.shallow = shallow
         self.property_mask = property_mask
         self.manual_compression = manual_compression
-        self.recursion_limit = recursion_limit
-        self.max_expansion = check_factor(max_expansion)
+        self.max_depth = depth_limit(max_depth, recursion_limit)
+        self.max_expansion = factor
         self.skip_unknown_types = skip_unknown_types
         self.skipped: list[tuple[int, str, int]] = []
         """What the last :meth:`decode` skipped with ``skip_unknown_types``: (byte offset,
-        ``"type"`` or ``"property"``, its hash), in stream order."""
+        ``"type"`` or ``"property"``, its hash), in stream order; the offset is where the
+        object's size or the property's value starts, in the input, or in the inflated data
+        when the stream is compressed."""
         self._program: Any = None  # the C twin's compiled program (see _accel)
 
     # -- which properties ------------------------------------------------------------------
@@ -198,9 +218,13 @@ class Serializer:
     def decode(self, data: bytes | bytearray | memoryview) -> KiObject:
         """The root object of a stream; a null root is an error. Bytes after the root object
         or after zlib data, which readers ignore (katsuba too), are kept in the root's
-        ``trailing``."""
-        data = bytes(data)
-        return self._decode(data, Inflating(len(data), self.max_expansion))
+        ``trailing``. With ``skip_unknown_types``, each object or property skipped is
+        reported as a :class:`~gameserde.errors.GameserdeWarning` (and kept in
+        :attr:`skipped`)."""
+        data = data_bytes(data)
+        root = self._decode(data, Inflating(len(data), self.max_expansion))
+        warn_skipped(self.skipped, root)
+        return root
 
     def _decode(self, data: bytes, budget: Inflating) -> KiObject:
         """:meth:`decode` of ``data``, inflating within ``budget``."""
@@ -242,6 +266,8 @@ class Serializer:
             elif e.offset is not None:
                 e.offset += pos
             raise
+        if pos:  # what was skipped, at offsets in the bytes the body is in
+            self.skipped[:] = [(at + pos, kind, h) for at, kind, h in self.skipped]
         _keep_trailing(root, 2, pos + end, data[pos + end:])
         if inner is not None:
             root.zlib_data = (None, inner[0])
@@ -260,7 +286,7 @@ class Serializer:
             reader.flags = flags
             reader.skipped = self.skipped
         r = BitReader(data)
-        with recursion_room(_FRAMES_PER_LEVEL * self.recursion_limit + 100):
+        with recursion_room(_FRAMES_PER_LEVEL * self.max_depth + 100):
             root = reader._object(r, 0)
         if root is None:
             raise DecodeError("the root object is null", offset=0, format="kingsisle")
@@ -291,9 +317,8 @@ class Serializer:
         return out, data[4:len(data) - len(after)], after
 
     def _object(self, r: BitReader, depth: int) -> KiObject | None:
-        if depth >= self.recursion_limit:
-            raise _fail(f"objects nest deeper than the recursion limit {self.recursion_limit}",
-                        r)
+        if depth >= self.max_depth:
+            raise _fail(f"objects nest deeper than max_depth {self.max_depth}", r)
         r.align()
         type_hash = r.read_bits(32, "a type hash")
         if type_hash == 0:
@@ -365,8 +390,8 @@ class Serializer:
             if not isinstance(f.type, List):
                 return self._value(f.type, type_name, r, depth)
             n = self._length(r, container=True)
-            if depth + 1 >= self.recursion_limit:
-                raise _fail("lists nest deeper than the recursion limit", r)
+            if depth + 1 >= self.max_depth:
+                raise _fail(f"lists nest deeper than max_depth {self.max_depth}", r)
             items: list[Any] = []
             try:
                 for _ in range(n):
@@ -459,7 +484,7 @@ class Serializer:
         body = _accel.encode(self, obj)
         if body is None:
             w = BitWriter()
-            with recursion_room(_FRAMES_PER_LEVEL * self.recursion_limit + 100):
+            with recursion_room(_FRAMES_PER_LEVEL * self.max_depth + 100):
                 self._write_object(obj, w, 0)
             body = w.getvalue()
         after_outer, after_inner, after_root = _trailing_of(obj)
@@ -487,8 +512,8 @@ class Serializer:
         return bytes(out + after_outer)
 
     def _write_object(self, obj: Any, w: BitWriter, depth: int) -> None:
-        if depth >= self.recursion_limit:
-            raise EncodeError("objects nest deeper than the recursion limit",
+        if depth >= self.max_depth:
+            raise EncodeError(f"objects nest deeper than max_depth {self.max_depth}",
                               format="kingsisle")
         w.align()
         if obj is None:
@@ -665,6 +690,27 @@ def _padding_of(cls: Record, obj: KiObject) -> dict[Any, Any] | None:
         raise EncodeError(f"the padding of a {cls.name} must be None or a dict, not "
                           f"{_show(padding)}", format="kingsisle")
     return padding
+
+
+def warn_skipped(skipped: list[tuple[int, str, int]], root: KiObject) -> None:
+    """Report each object and property ``skip_unknown_types`` skipped reading ``root`` as a
+    :class:`~gameserde.errors.GameserdeWarning` naming its hash and byte offset."""
+    inflated = INFLATED_NOTE if any(_zlib_data_of(root)) else ""
+    for offset, kind, found in skipped[:SKIPS_REPORTED]:
+        if kind == "type":  # the offset of its type hash, of its record
+            at, what = offset - 4, (f"an object of a class the type list lacks (type hash "
+                                    f"{found}), read as null")
+        else:
+            at, what = offset - 8, f"a property its class lacks (property hash {found})"
+        warnings.warn(f"skipped {what} at byte {at} (0x{at:x}){inflated}", GameserdeWarning,
+                      stacklevel=3)
+    more = len(skipped) - SKIPS_REPORTED
+    if more > 0:
+        types = sum(kind == "type" for _, kind, _ in skipped[SKIPS_REPORTED:])
+        warnings.warn(f"skipped {types} more objects of classes the type list lacks and "
+                      f"{more - types} more properties their classes lack, after byte "
+                      f"{skipped[SKIPS_REPORTED - 1][0]}{inflated}", GameserdeWarning,
+                      stacklevel=3)
 
 
 def _keep_trailing(root: KiObject, part: int, offset: int, after: bytes) -> None:

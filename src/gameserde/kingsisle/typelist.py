@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gameserde.errors import SchemaError
 from gameserde.schema.model import (
@@ -50,6 +50,11 @@ from gameserde.schema.model import (
     Type,
     Union,
 )
+
+if TYPE_CHECKING:
+    from types import EllipsisType
+
+    from gameserde.kingsisle.interface import KiCodec as KingsIsleCodec
 
 __all__ = ["FLAGS", "KNOWN_FLAG_BITS", "LEAF_STRUCTS", "LEAF_TYPES", "OBJECT", "KiSchema",
            "load_schema"]
@@ -125,6 +130,36 @@ class KiSchema:
     def class_by_hash(self, type_hash: int) -> Record | None:
         """The class whose type hash is ``type_hash``, or None."""
         return self._by_hash.get(type_hash)
+
+    def codec(self, *, flags: int | None = None, mask: int = 7, deep: bool = False,
+              manual_compression: bool = False, bind: bool = False, xml: bool = False,
+              enum_names: bool = False, skip_unknown_types: bool = False,
+              max_depth: int = 127, max_expansion: float | EllipsisType | None = ...
+              ) -> KingsIsleCodec:
+        """The codec (:mod:`gameserde.codecs`) of this type list with a serializer's options,
+        the keyword forms of ``gameserde VERB kingsisle``'s:
+
+        ``flags`` the serializer flags (default 0; a ``BINd`` file's 0x0B with ``bind``),
+        ``mask`` the property mask, ``deep`` deep mode (default shallow),
+        ``manual_compression``, ``bind`` (encode writes a ``BINd`` file), ``xml`` (encode
+        writes the XML form and ``to_json`` gives it), ``enum_names`` (JSON names enum
+        options), ``skip_unknown_types`` (deep: objects of unknown classes read as null,
+        unknown properties skipped, each reported as a
+        :class:`~gameserde.errors.GameserdeWarning`), ``max_depth`` (objects and lists nest at
+        most this deep) and ``max_expansion`` (zlib data inflates to at most this factor of
+        the input's size: 32 by default, and 16 rows per byte for ``inspect``; None: no
+        limit).
+        Decoding takes a stream, a ``BINd`` file or the XML form, whichever the data is.
+        Options that cannot go together raise :class:`~gameserde.errors.UsageError`."""
+        from gameserde.kingsisle.interface import build
+
+        given: dict[str, Any] = {
+            "flags": flags, "mask": mask, "deep": deep, "manual_compression": manual_compression,
+            "bind": bind, "xml": xml, "enum_names": enum_names,
+            "skip_unknown_types": skip_unknown_types, "max_depth": max_depth}
+        if max_expansion is not ...:
+            given["max_expansion"] = max_expansion
+        return build(self, {"schema": self, **given}, **given)
 
 
 def load_schema(*sources: str | bytes | os.PathLike[str] | Mapping[str, Any]) -> KiSchema:

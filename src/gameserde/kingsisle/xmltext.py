@@ -32,7 +32,7 @@ it (Joshsora/libki, branch ``feature/object-property``), typed by a type list.
 
 Reading is safe for untrusted text: a document type declaration (and with it every entity
 definition) is refused before expat acts on it, so nothing is expanded or fetched; elements
-are checked as they open, so nesting is bounded by ``recursion_limit``; the work is linear in
+are checked as they open, so nesting is bounded by ``max_depth``; the work is linear in
 the text. Every problem is a :class:`DecodeError` with the line, the byte offset and the path
 of the value (``$.m_items[3].m_name``).
 """
@@ -46,6 +46,7 @@ from xml.parsers import expat
 
 from gameserde._recursion import recursion_room
 from gameserde.errors import DecodeError, EncodeError
+from gameserde.kingsisle._limits import MAX_DEPTH, depth_limit
 from gameserde.kingsisle._xmlvalues import (
     NOT_XML,
     WHITESPACE,
@@ -115,18 +116,21 @@ def _plan(schema: KiSchema, f: Field) -> _Plan:
 # -- writing -------------------------------------------------------------------------------
 
 
-def to_xml(obj: KiObject, schema: KiSchema, *, recursion_limit: int = 127) -> str:
+def to_xml(obj: KiObject, schema: KiSchema, *, max_depth: int = MAX_DEPTH,
+           recursion_limit: int | None = None) -> str:
     """The XML file libki's ``FileSerializer::save_xml`` writes for the root object ``obj``
     (the declaration line, then ``<Objects>``; tabs and line ends as rapidxml prints them).
 
     Properties the object does not hold are left out. Raises :class:`EncodeError` (with the
     path of the value) for a null root, an object whose class or property the type list does
     not have, a value its type cannot hold, and objects or lists nested deeper than
-    ``recursion_limit`` (counted as the serializer counts them)."""
+    ``max_depth`` (counted as the serializer counts them; ``recursion_limit`` is its former
+    name)."""
+    limit = depth_limit(max_depth, recursion_limit)
     if obj is None:
         raise EncodeError("the root object must not be null", format="kingsisle")
-    writer = _Writer(schema, recursion_limit)
-    with recursion_room(_FRAMES_PER_LEVEL * recursion_limit + 100):
+    writer = _Writer(schema, limit)
+    with recursion_room(_FRAMES_PER_LEVEL * limit + 100):
         writer.object(obj, 1, 0)
     return f"{_DECLARATION}<Objects>\n{''.join(writer.out)}</Objects>\n\n"
 
@@ -140,7 +144,7 @@ class _Writer:
 
     def object(self, obj: Any, indent: int, depth: int) -> None:
         if depth >= self.limit:
-            raise EncodeError(f"objects nest deeper than the recursion limit {self.limit}",
+            raise EncodeError(f"objects nest deeper than max_depth {self.limit}",
                               format="kingsisle")
         cls = _class_of(self.schema, obj)
         if NOT_XML.search(cls.name):
@@ -174,7 +178,7 @@ class _Writer:
             raise EncodeError(f"{plan.name} is a list, not {type(value).__name__}",
                               format="kingsisle")
         if depth + 1 >= self.limit:
-            raise EncodeError(f"lists nest deeper than the recursion limit {self.limit}",
+            raise EncodeError(f"lists nest deeper than max_depth {self.limit}",
                               format="kingsisle")
         if not value:
             self.out.append(f"{tabs}<{plan.name}/>\n")
@@ -191,7 +195,7 @@ class _Writer:
         name = plan.name
         if plan.kind == "object":
             if depth + 1 >= self.limit:  # a null object counts, as in the serializer
-                raise EncodeError(f"objects nest deeper than the recursion limit {self.limit}",
+                raise EncodeError(f"objects nest deeper than max_depth {self.limit}",
                                   format="kingsisle")
             if value is None:
                 self.out.append(f"{tabs}<{name}{key}>0</{name}>\n")
@@ -217,7 +221,8 @@ class _Writer:
 # -- reading -------------------------------------------------------------------------------
 
 
-def from_xml(text: str | bytes, schema: KiSchema, *, recursion_limit: int = 127) -> KiObject:
+def from_xml(text: str | bytes, schema: KiSchema, *, max_depth: int = MAX_DEPTH,
+             recursion_limit: int | None = None) -> KiObject:
     """The root object of an XML document in the form :func:`to_xml` writes (``bytes`` in
     the encoding its declaration names, UTF-8 by default; a ``str`` as it is).
 
@@ -227,9 +232,9 @@ def from_xml(text: str | bytes, schema: KiSchema, *, recursion_limit: int = 127)
     and nothing else, for text that is not well-formed XML, a document type declaration, a
     root other than ``<Objects>`` holding exactly one ``<Class>``, an unknown class or
     property, a property given twice, list keys out of order, unknown attributes, a value
-    that does not read as its type, and objects or lists nested deeper than
-    ``recursion_limit`` (counted as the serializer counts them)."""
-    reader = _Reader(schema, recursion_limit)
+    that does not read as its type, and objects or lists nested deeper than ``max_depth``
+    (counted as the serializer counts them; ``recursion_limit`` is its former name)."""
+    reader = _Reader(schema, depth_limit(max_depth, recursion_limit))
     return reader.read(text)
 
 
@@ -350,7 +355,7 @@ class _Reader:
 
     def object_frame(self, attrs: dict[str, str], depth: int) -> _ObjectFrame:
         if depth >= self.limit:
-            raise self.fail(f"objects nest deeper than the recursion limit {self.limit}")
+            raise self.fail(f"objects nest deeper than max_depth {self.limit}")
         name = attrs.get("Name")
         if name is None or len(attrs) > 1:
             extra = [a for a in attrs if a != "Name"]
@@ -383,7 +388,7 @@ class _Reader:
                 raise self.fail(f"{tag} is given twice")
             return _ValueFrame(plan, -1, encoding is not None, line, offset)
         if obj.depth + 1 >= self.limit:
-            raise self.fail(f"lists nest deeper than the recursion limit {self.limit}")
+            raise self.fail(f"lists nest deeper than max_depth {self.limit}")
         items = obj.values.setdefault(tag, [])
         if tag in obj.empty:
             raise self.fail(f"{tag} already holds an empty list (an element without key)")
@@ -461,7 +466,7 @@ class _Reader:
                 raise self.fail(f"an object is a <Class> element or 0 (null), not "
                                 f"{_short(text)!r}", frame.line, frame.offset)
             if self.stack[-2].depth + (2 if plan.dynamic else 1) >= self.limit:
-                raise self.fail(f"objects nest deeper than the recursion limit {self.limit}",
+                raise self.fail(f"objects nest deeper than max_depth {self.limit}",
                                 frame.line, frame.offset)
             return None
         try:
