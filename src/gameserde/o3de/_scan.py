@@ -11,18 +11,21 @@ double) and values are the parser's.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from typing import Any
 
 from gameserde._bytemap import Path, Region
-from gameserde.o3de.text import members, write
+from gameserde.o3de.text import JsonObject, members, write
 
 __all__ = ["ROOT", "deeper_than", "pointer_step", "regions", "shown", "too_deep_at"]
 
-_TOKEN = (r'[ \t\n\r]+|//[^\n]*|/\*.*?\*/|"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{},:]'
-          r'|[^ \t\n\r\[\]{},:"/]+')
+_TOKEN = (r'[ \t\n\r]*(?:(//[^\n]*|/\*.*?\*/)|("[^"\\]*(?:\\.[^"\\]*)*")|([\[{])|([\]}])'
+          r'|(,)|(:)|([^ \t\n\r\[\]{},:"/]+))')
+"""A token after any whitespace; its group says which: 1 a comment, 2 a string, 3 an opening
+bracket, 4 a closing one, 5 a comma, 6 a colon, 7 a number or a literal."""
 _BYTES_TOKEN = re.compile(_TOKEN.encode(), re.S)
 _TEXT_TOKEN = re.compile(_TOKEN, re.S)
+_COMMENT, _OPEN, _CLOSE, _COMMA, _COLON = 1, 3, 4, 5, 6
 
 ROOT = "/"
 """The root value's path in the rows (its JSON Pointer is empty)."""
@@ -43,35 +46,38 @@ def pointer_step(name: str) -> str:
     return "/" + shown(name).replace("~", "~0").replace("/", "~1")
 
 
-def _kind(value: Any) -> str:
+def _row(value: Any) -> tuple[str, str]:
+    """A value's kind and how its row shows it (a container: how many members or
+    elements)."""
+    kind = type(value)
+    if kind is dict:
+        return "object", f"{len(value)} members"
+    if kind is JsonObject:
+        return "object", f"{len(value.pairs)} members"
+    if kind is list:
+        return "array", f"{len(value)} elements"
     if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, int):
-        return "integer"
-    return "double" if isinstance(value, float) else "string"
-
-
-def _note(value: Any) -> str:
-    if isinstance(value, Mapping):
-        return f"{len(list(members(value)))} members"
-    if isinstance(value, list):
-        return f"{len(value)} elements"
+        return "null", "null"
+    if kind is bool:
+        return "bool", "true" if value else "false"
+    if kind is int:
+        return "integer", str(value)
     text = shown(write(value))
-    return text if len(text) <= _SHOWN_VALUE else text[:_SHOWN_VALUE - 3] + "..."
+    if len(text) > _SHOWN_VALUE:
+        text = text[:_SHOWN_VALUE - 3] + "..."
+    return ("double" if kind is float else "string"), text
 
 
 class _Open:
-    """A container being scanned: its row, its parsed children, and (objects) whether a
-    member name comes next."""
+    """A container being scanned: its row, its parsed children, its path (None for the root,
+    whose children's paths start afresh) and (objects) whether a member name comes next."""
 
     __slots__ = ("children", "expect_name", "is_object", "path", "row")
 
     def __init__(self, row: int, value: Any, path: Path | None) -> None:
         self.row = row
         self.path = path
-        self.is_object = isinstance(value, Mapping)
+        self.is_object = type(value) is not list
         self.expect_name = self.is_object
         self.children: Iterator[tuple[Any, Any]] = (
             iter(members(value)) if self.is_object else enumerate(value))
@@ -83,21 +89,24 @@ def regions(raw: bytes, start: int, document: Any) -> list[Region]:
     is :data:`ROOT`), kind and value (a container: how many members or elements)."""
     rows: list[list[Any]] = []
     stack: list[_Open] = []
+    top: _Open | None = None
     for match in _BYTES_TOKEN.finditer(raw, start):
-        first = raw[match.start()]
-        if first in b" \t\n\r/:":
+        group = match.lastindex
+        assert group is not None  # every token is one of the groups
+        if group in (_COMMENT, _COLON):
             continue
-        top = stack[-1] if stack else None
-        if first == ord(","):
-            if top is not None:
-                top.expect_name = top.is_object
-            continue
-        if first in b"]}":
+        if group == _COMMA:
             assert top is not None
-            opened = stack.pop()
-            rows[opened.row][1] = match.end() - rows[opened.row][0]
+            top.expect_name = top.is_object
+            continue
+        if group == _CLOSE:
+            assert top is not None
+            row = rows[top.row]
+            row[1] = match.end() - row[0]
+            stack.pop()
             if not stack:
                 break
+            top = stack[-1]
             continue
         if top is not None and top.expect_name:
             top.expect_name = False
@@ -108,21 +117,22 @@ def regions(raw: bytes, start: int, document: Any) -> list[Region]:
             key, value = next(top.children)
             step = pointer_step(key) if top.is_object else f"/{key}"
             path = Path(top.path, step) if top.path is not None else Path(None, step)
-        rows.append([match.start(), match.end() - match.start(), path,
-                     "object" if isinstance(value, Mapping) else
-                     "array" if isinstance(value, list) else _kind(value), _note(value)])
-        if first in b"[{":
-            stack.append(_Open(len(rows) - 1, value, None if top is None else path))
+        offset = match.start(group)
+        kind, note = _row(value)
+        rows.append([offset, match.end() - offset, path, kind, note])
+        if group == _OPEN:
+            top = _Open(len(rows) - 1, value, None if top is None else path)
+            stack.append(top)
         elif top is None:
             break
     return [Region(offset, size, path, kind, note) for offset, size, path, kind, note in rows]
 
 
 def deeper_than(value: Any, limit: int) -> bool:
-    """Whether arrays and objects nest deeper than ``limit`` in a parsed value (one level at
-    a time, stopping past ``limit``)."""
+    """Whether arrays and objects nest deeper than ``limit`` in a parsed value (lists and
+    dicts, as the parser makes them; one level at a time, stopping past ``limit``)."""
     depth = 0
-    level = [value] if isinstance(value, list | Mapping) else []
+    level = [value] if isinstance(value, list | dict) else []
     while level:
         depth += 1
         if depth > limit:
@@ -130,7 +140,7 @@ def deeper_than(value: Any, limit: int) -> bool:
         below: list[Any] = []
         for item in level:
             values = item if isinstance(item, list) else [v for _, v in members(item)]
-            below += [v for v in values if isinstance(v, list | Mapping)]
+            below += [v for v in values if isinstance(v, list | dict)]
         level = below
     return False
 
@@ -142,11 +152,10 @@ def too_deep_at(text: str | bytes, start: int, limit: int) -> int:
     tokens = (_BYTES_TOKEN.finditer(text, start) if isinstance(text, bytes)
               else _TEXT_TOKEN.finditer(text, start))
     for match in tokens:
-        token = match.group()
-        if token in ("[", "{", b"[", b"{"):
+        if match.lastindex == _OPEN:
             depth += 1
             if depth > limit:
-                return match.start()
-        elif token in ("]", "}", b"]", b"}"):
+                return match.start(_OPEN)
+        elif match.lastindex == _CLOSE:
             depth -= 1
     return start

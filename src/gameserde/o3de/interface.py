@@ -320,7 +320,12 @@ class O3deCodec(Codec):
         also one row per issue of the load (at the value it concerns) and of the store; and
         the error :meth:`verify` raises, if any."""
         if isinstance(data, str):
-            raw = data.encode("utf-8", "surrogatepass")
+            try:  # a str that parses holds no surrogate: it is UTF-8 text
+                self._parse(data)
+            except DecodeError as e:
+                return ByteMap("o3de", data.encode("utf-8", "surrogatepass"), error=e,
+                               text=True)
+            raw = data.encode("utf-8")
         elif isinstance(data, bytes | bytearray | memoryview):
             raw = bytes(data)
         else:
