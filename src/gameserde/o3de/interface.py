@@ -579,7 +579,7 @@ OPTIONS: tuple[Option, ...] = (
            verbs=("decode", "encode", "convert"), output=True),
     max_depth_option(MAX_DEPTH, MAX_DEPTH, ", levels of arrays and objects in the text"),
     max_expansion_option(DEFAULT_MAX_EXPANSION,
-                         "with a registry: the default values loading the document builds"),
+                         "the default values loading the document with a registry builds"),
 )
 
 FORMAT = FormatInfo("o3de", FORMATS["o3de"].description, make, OPTIONS, EPILOG,
