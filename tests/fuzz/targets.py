@@ -1203,10 +1203,14 @@ def cli_argv(data: bytes, input_path: str) -> list[str] | None:
         if b & 128 and verb == "encode":
             argv.append("--force-defaults")
         return argv
+    framing = ("raw", "store_var", "packet_stream", "base64")[b & 3]
     argv = [verb, "godot", input_path, "--profile", GODOT_PROFILES[(b >> 2 & 3) % 3],
-            "--framing", ("raw", "store_var", "packet_stream", "base64")[b & 3]]
-    if b & 16:
-        argv.append("--big-endian")
+            "--framing", framing]
+    if b & 16:  # big-endian lengths with store_var; elsewhere bytes after the Variant allowed
+        if framing == "store_var":
+            argv.append("--big-endian")
+        elif framing != "packet_stream" and verb != "encode":
+            argv.append("--allow-trailing")
     if b & 32:
         argv += ["--max-depth", str(a >> 3)]
     if verb == "encode":
