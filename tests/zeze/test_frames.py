@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gameserde.errors import DecodeError, EncodeError
+from gameserde.errors import DecodeError, EncodeError, GameserdeWarning
 from gameserde.schema.model import Map
 from gameserde.zeze import Protocol, ZezeSchema, load_schema, protocol_type_id
 from gameserde.zeze.bytebuffer import long_bytes, uint_bytes
@@ -169,10 +169,12 @@ def test_result_code_bit_without_a_code_reads_zero_and_high_bits_are_ignored() -
         assert decode_frame(EMPTY, data) == Frame("app.m.PB", 3, 2, "protocol", {"n": 9})
 
 
-def test_unconsumed_body_bytes_are_ignored() -> None:
+def test_unconsumed_body_bytes_are_ignored_and_reported() -> None:
     data = encode_frame(ORACLE, "PInner", {"a": 5, "s": "hi"})
     longer = encode_raw_frame(7, 9, body(data) + b"\xff\x01junk")
-    assert decode_frame(ORACLE, longer) == decode_frame(ORACLE, data)
+    with pytest.warns(GameserdeWarning, match=rf"6 bytes at byte {len(data)} \(0x{len(data):x}\) "
+                      "follow the frame's bean: ignored"):
+        assert decode_frame(ORACLE, longer) == decode_frame(ORACLE, data)
 
 
 # -- errors -------------------------------------------------------------------------------------

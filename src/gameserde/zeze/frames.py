@@ -129,11 +129,11 @@ def warn_ignored(count: int, offset: int) -> None:
 
 
 def decode_body(schema: ZezeSchema, proto: Protocol, r: Reader, *,
-                max_expansion: float | None = MAX_EXPANSION,
-                max_depth: int = MAX_DEPTH) -> Frame:
+                max_expansion: float | None = MAX_EXPANSION, max_depth: int = MAX_DEPTH,
+                classes: bool = True) -> Frame:
     """The frame of ``proto`` whose body ``r`` reads (from ``r.pos`` to ``r.end``), leaving
-    ``r.pos`` after the bean. Errors have the offsets of ``r``; the bean's paths start
-    ``$.value``."""
+    ``r.pos`` after the bean (a dict, or its dataclass when ``classes``). Errors have the
+    offsets of ``r``; the bean's paths start ``$.value``."""
     header = r.read_uint()
     family = header & _FAMILY_MASK
     if family in _RAFT:
@@ -147,7 +147,8 @@ def decode_body(schema: ZezeSchema, proto: Protocol, r: Reader, *,
     session_id = None if family == _PROTOCOL else r.read_long()
     bean = proto.result if family == _RESPONSE else proto.argument
     try:
-        value = read_bean(schema, bean, r, max_expansion=max_expansion, max_depth=max_depth)
+        value = read_bean(schema, bean, r, max_expansion=max_expansion, max_depth=max_depth,
+                          classes=classes)
     except DecodeError as e:
         e.add_parent(".value")
         raise

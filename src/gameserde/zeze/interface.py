@@ -240,10 +240,10 @@ class ZezeCodec(Codec):
                                     max_expansion=self.max_expansion).decode(
                                         _buffer(data, "decode"))
         raw = _bytes(data, "decode")
-        return [self._read_frame(schema, raw, *span) for span in _spans(raw)]
+        return [self._read_frame(schema, raw, *span, classes=classes) for span in _spans(raw)]
 
-    def _read_frame(self, schema: ZezeSchema, data: bytes, index: int, pos: int,
-                    end: int) -> Frame:
+    def _read_frame(self, schema: ZezeSchema, data: bytes, index: int, pos: int, end: int, *,
+                    classes: bool = False) -> Frame:
         """Frame ``index``, from ``pos`` to ``end`` of ``data`` (offsets and paths in the
         whole stream)."""
         module_id, protocol_id, _ = frame_header(data, pos)
@@ -251,7 +251,7 @@ class ZezeCodec(Codec):
         try:
             proto = protocol_of(schema, module_id, protocol_id, pos)
             frame = decode_body(schema, proto, r, max_expansion=self.max_expansion,
-                                max_depth=self.max_depth)
+                                max_depth=self.max_depth, classes=classes)
         except DecodeError as e:
             e.add_parent(f"[{index}]")
             raise
