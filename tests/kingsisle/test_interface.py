@@ -198,6 +198,9 @@ def test_convert_on_the_command_line(tmp_path: Path, capsys: pytest.CaptureFixtu
         code, _, err = run(capsys, "convert", "kingsisle", "-s", TYPES, "--deep", str(deep),
                            *options, "-o", str(back))
         assert (code, err) == (0, "") and back.read_bytes() == expected, options
+    code, _, err = run(capsys, "convert", "kingsisle", "-s", TYPES, "--deep",
+                       "--skip-unknown-types", str(deep), "--to-no-deep", "-o", str(back))
+    assert (code, err) == (0, "") and back.read_bytes() == ITEM  # a read-side option
     code, _, err = run(capsys, "convert", "kingsisle", "-s", TYPES, "--xml", str(deep),
                        "--to-bind", "-o", str(back))
     assert code == 2 and "--bind writes a binary BINd file and --xml the XML form" in err
@@ -216,7 +219,6 @@ def test_convert_on_the_command_line(tmp_path: Path, capsys: pytest.CaptureFixtu
     ({"deep": "yes"}, "deep must be True or False"),
     ({"version": 2}, "kingsisle codecs take no option version"),
     ({"type": "class X"}, "kingsisle codecs take no option type"),
-    ({"skip_unknown_types": True}, "--skip-unknown-types needs --deep"),
     ({"xml": True, "enum_names": True}, "--enum-names does nothing with --xml"),
     ({"bind": True, "manual_compression": True}, "--manual-compression does not apply to "
                                                  "BINd files (--bind)"),
@@ -242,6 +244,9 @@ def test_options_that_do_nothing_are_refused() -> None:
         codec(enum_names=True).convert(ITEM, codec(deep=True))
     with pytest.raises(UsageError, match="--manual-compression does not apply to BINd"):
         codec(manual_compression=True).decode(write_bind(VALUE, SCHEMA))
+    with pytest.raises(UsageError, match="--skip-unknown-types needs --deep for a stream"):
+        codec(skip_unknown_types=True).decode(ITEM)
+    assert codec(skip_unknown_types=True).decode(write_bind(VALUE, SCHEMA)) == VALUE
     assert codec(xml=True).json_output is False and codec().json_output is True
     assert codec(deep=True, bind=True, skip_unknown_types=True).decode(
         write_bind(VALUE, SCHEMA)) == VALUE  # a BINd file is deep

@@ -86,7 +86,7 @@ class KiCodec(Codec):
         self.serializer = Serializer(schema, flags=flags or 0, shallow=not (deep or bind),
                                      property_mask=mask,
                                      manual_compression=manual_compression,
-                                     skip_unknown_types=skip_unknown_types,
+                                     skip_unknown_types=skip_unknown_types and (deep or bind),
                                      max_depth=max_depth, max_expansion=max_expansion)
         """The serializer of the streams this codec reads and writes."""
 
@@ -107,6 +107,9 @@ class KiCodec(Codec):
             return read_bind(raw, self.schema, property_mask=self.mask,
                              skip_unknown_types=self.skip_unknown_types,
                              max_depth=self.max_depth, max_expansion=self.max_expansion)
+        if self.skip_unknown_types and not self.deep:
+            raise UsageError("--skip-unknown-types needs --deep for a stream (shallow objects "
+                             "carry no sizes to skip by)")
         return self.serializer.decode(raw)
 
     def verify(self, data: Buffer) -> str:
@@ -365,9 +368,6 @@ def build(schema: KiSchema, given: Mapping[str, Any], *, flags: int | None = Non
             raise UsageError(f"{name} must be True or False, not {value!r}")
     depth = check_max_depth(max_depth, MAX_DEPTH_LIMIT)
     factor = _factor(MAX_EXPANSION if max_expansion is ... else max_expansion)
-    if skip_unknown_types and not (deep or bind):
-        raise UsageError("--skip-unknown-types needs --deep (shallow objects carry no sizes to "
-                         "skip by)")
     if bind and manual_compression:
         raise UsageError("--manual-compression does not apply to BINd files (--bind); with "
                          "convert, add --to-no-manual-compression")
