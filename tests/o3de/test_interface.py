@@ -132,6 +132,7 @@ def test_decode_ends_with_a_newline_only_on_a_terminal(
     path = tmp_path / "a.json"
     path.write_text('{"a": 1}')
     assert run(capsys, "decode", "o3de", str(path))[1] == '{\n    "a": 1\n}'
+    assert run(capsys, "decode", "o3de", "--compact", str(path))[1] == '{\n    "a": 1\n}'
     monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
     assert run(capsys, "decode", "o3de", str(path))[1] == '{\n    "a": 1\n}\n'
 
@@ -314,7 +315,7 @@ def test_wrong_argument_types_are_usage_errors() -> None:
 @pytest.mark.parametrize("argv", [
     ["decode", "--max-depth", "-1"], ["verify", "--max-depth", "x"],
     ["inspect", "--max-depth", "257"], ["encode", "--max-expansion", "abc"],
-    ["decode", "--keep-defaults"], ["decode", "--pretty"], ["decode", "--compact"],
+    ["decode", "--keep-defaults"],
     ["convert", "--to-keep-defaults"], ["verify", "--type", "X"],
     ["decode", "--schema", "engine"], ["inspect", "--registry", "json:dumps", "--type", "T"],
 ])
@@ -405,7 +406,7 @@ def test_help_names_the_options_and_says_what_decode_does(
         main(["convert", "o3de", "--help"])
     out = capsys.readouterr().out
     assert "--to-keep-defaults" in out and "--to-no-keep-defaults" in out
-    assert FORMAT.takes_source and not O3deCodec.json_output
+    assert FORMAT.takes_source
 
 
 def test_inspect_as_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -110,9 +110,6 @@ class O3deCodec(Codec):
     ``gameserde.codec("o3de", ...)``."""
 
     format = "o3de"
-    json_output = False
-    """:meth:`to_json` writes the engine's text, always in its layout: the command line
-    refuses ``--pretty`` and ``--compact``."""
 
     def __init__(self, options: Mapping[str, Any], *, registry: Registry | None,
                  type_name: str | None, schema: object, settings: bool, trailing_commas: bool,
@@ -536,7 +533,7 @@ def codec(*, type: str | None = None, registry: Registry | str | None = None,
 
 EPILOG = """O3DE's files are JSON text, so decode and encode both read a document and write it
 as the engine's rapidjson PrettyWriter does (4-space indentation, its number forms, repeated
-member names kept, no final newline, so --pretty and --compact do not apply): integers stay
+member names kept, no final newline, with --pretty or --compact alike): integers stay
 integers and doubles doubles. Each file is read as the engine reads its kind: .setreg and
 .setregpatch files as the settings registry does (trailing commas, text after the root value
 ignored), others as JsonSerializationUtils does. With a registry (--schema) the document is
