@@ -15,23 +15,23 @@ writes for the JSON ``flatc --json`` prints of the input.
 
 Options (keywords of :func:`codec`, flags of ``gameserde VERB flatbuffers``):
 
-====================================  ========================================================
-``schema`` (``--schema/-s``)          the ``.fbs`` file (its includes are read too), schema
-                                      text, or a loaded :class:`FbsSchema`
-``include`` (``-I/--include``)        directories searched for included schemas (flatc ``-I``)
-``type`` (``--type``, ``--root-type``)  the root table (default: the schema's ``root_type``)
-``size_prefixed`` (``--size-prefixed``)  the buffer starts with a size prefix (also an output
-                                      option of ``convert``: ``--to-size-prefixed``)
-``defaults_json`` (``--defaults-json``)  decode: absent scalars with their defaults
-``strict_json`` (``--strict-json``)   encode: quoted keys, no trailing commas
-``force_defaults`` (``--force-defaults``)  encode: scalars written even when they equal their
-                                      default (``convert``: ``--to-force-defaults``)
-``max_depth`` (``--max-depth``)       verify, inspect: the verifier's table depth (64)
-``max_expansion`` (``--max-expansion``)  decode: see :mod:`gameserde.flatbuffers._budget`
-``annotate`` (``--annotate``)         inspect: flatc's ``--annotate`` text instead of the table
-``annotate_sparse_vectors``           inspect ``--annotate``: only the first and last elements
-                                      of long vectors, as flatc's option of that name
-====================================  ========================================================
+- ``schema`` (``--schema/-s``): the ``.fbs`` file (its includes are read too), schema text,
+  or a loaded :class:`FbsSchema`;
+- ``include`` (``-I/--include``): directories searched for included schemas (flatc ``-I``);
+- ``type`` (``--type``, alias ``--root-type``): the root table (default: the schema's
+  ``root_type``);
+- ``size_prefixed`` (``--size-prefixed``): the buffer starts with a size prefix (an output
+  option of ``convert``: ``--to-size-prefixed``);
+- ``defaults_json`` (``--defaults-json``, decode): absent scalars with their defaults;
+- ``strict_json`` (``--strict-json``, encode): quoted keys, no trailing commas;
+- ``force_defaults`` (``--force-defaults``, encode): scalars written even when they equal
+  their default (``convert``: ``--to-force-defaults``);
+- ``max_depth`` (``--max-depth``, verify and inspect): the verifier's table depth (64);
+- ``max_expansion`` (``--max-expansion``, decode): see
+  :mod:`gameserde.flatbuffers._budget`;
+- ``annotate`` (``--annotate``, inspect): flatc's ``--annotate`` text instead of the table;
+- ``annotate_sparse_vectors`` (``--annotate-sparse-vectors``, inspect with ``--annotate``):
+  only the first and last elements of long vectors, as flatc's option of that name.
 
 A size-prefixed buffer longer than its prefix says is read up to the prefix's end: the bytes
 after it are reported as a :class:`~gameserde.errors.GameserdeWarning` (decode, verify,
@@ -226,18 +226,21 @@ class FlatBuffersCodec(Codec):
                 byte_map.native = lines.removesuffix("\n").encode(
                     "latin-1", "surrogateescape").decode("utf-8", "replace")
             return byte_map
-        if self.annotate:
-            text = annotate(self.schema, raw, self.root, size_prefixed=self.size_prefixed,
-                            schema_file=self.schema_name, binary_file=binary_file,
-                            include_vector_contents=not self.sparse_vectors,
-                            max_depth=self.max_depth)
-            # Bytes of string literals that are not UTF-8, kept as surrogates, are shown as
-            # U+FFFD.
-            byte_map.native = text.removesuffix("\n").encode(
-                "utf-8", "surrogateescape").decode("utf-8", "replace")
-        else:
-            byte_map.rows = regions(self.schema, raw, self.root,
-                                    size_prefixed=self.size_prefixed)
+        try:
+            if self.annotate:
+                text = annotate(self.schema, raw, self.root, size_prefixed=self.size_prefixed,
+                                schema_file=self.schema_name, binary_file=binary_file,
+                                include_vector_contents=not self.sparse_vectors,
+                                max_depth=self.max_depth)
+                # Bytes of string literals that are not UTF-8, kept as surrogates, are shown
+                # as U+FFFD.
+                byte_map.native = text.removesuffix("\n").encode(
+                    "utf-8", "surrogateescape").decode("utf-8", "replace")
+            else:
+                byte_map.rows = regions(self.schema, raw, self.root,
+                                        size_prefixed=self.size_prefixed)
+        except DecodeError as e:  # tables nested too deeply to map: no rows, and why
+            byte_map.error = error or e
         return byte_map
 
     def convert(self, data: Buffer, to: Codec) -> bytes:
