@@ -119,6 +119,13 @@ def test_to_json_and_from_json_are_decode_and_encode_of_the_command_line(
     assert c.to_json(UNSAVED) == COURTYARD.decode() and not c.to_json(UNSAVED).endswith("\n")
     assert c.to_json(UNSAVED, pretty=False) == c.to_json(UNSAVED, pretty=True)
     assert c.from_json(UNSAVED) == COURTYARD == c.from_json(UNSAVED.decode())
+    with pytest.raises(DecodeError, match=r"^o3de encode error at byte 6 \(0x6\): Expecting"):
+        c.from_json(b'{"a": ')
+    halted = UNSAVED.replace(b'"Id": "ContainerEntity"', b'"Id": 5')
+    with pytest.raises(DecodeError, match=r"^o3de encode error in \$/ContainerEntity: Invalid"):
+        c.from_json(halted)
+    with pytest.raises(DecodeError, match=r"^o3de decode error in \$/ContainerEntity: Invalid"):
+        c.to_json(halted)
     path = tmp_path / "level.prefab"
     path.write_bytes(UNSAVED)
     for verb in ("decode", "encode"):

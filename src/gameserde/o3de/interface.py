@@ -281,8 +281,12 @@ class O3deCodec(Codec):
 
     def from_json(self, text: str | Buffer) -> bytes:
         """``text`` written as the engine writes it (``gameserde encode o3de``): the bytes of
-        :meth:`to_json`."""
-        return self.to_json(text).encode("utf-8", "surrogateescape")
+        :meth:`to_json`; its errors read ``o3de encode error ...``."""
+        try:
+            return self.to_json(text).encode("utf-8", "surrogateescape")
+        except DecodeError as e:
+            e.verb = "encode"
+            raise
 
     def convert(self, data: Buffer, to: Codec) -> bytes:
         """``data`` written with ``to``'s options: with the same registry and type, the
