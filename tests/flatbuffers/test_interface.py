@@ -416,3 +416,17 @@ def test_the_declared_options() -> None:
     assert not any(f in ("-b", "-t") for fs in flags.values() for f in fs)
     output = {o.name for o in FORMAT.options if o.output}
     assert output == {"size_prefixed", "force_defaults"}
+
+
+@pytest.mark.parametrize("method", ["decode", "to_json", "verify", "inspect", "from_json"])
+@pytest.mark.parametrize("argument", [None, 123, 1.5])
+def test_wrong_argument_types_are_usage_errors(method: str, argument: object) -> None:
+    with pytest.raises(UsageError, match="flatbuffers data is bytes, bytearray or memoryview"):
+        getattr(SCHEMA.codec(), method)(argument)
+
+
+def test_text_is_not_binary_data() -> None:
+    with pytest.raises(UsageError, match="not str"):
+        SCHEMA.codec().decode("abc")  # type: ignore[arg-type]
+    assert SCHEMA.codec().verify(memoryview(DATA)).startswith("ok")
+    assert SCHEMA.codec().inspect(bytearray(DATA)).error is None

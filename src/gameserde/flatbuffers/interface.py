@@ -52,6 +52,7 @@ from gameserde.cli import CommandError
 from gameserde.codecs import Buffer, ByteMap, Codec
 from gameserde.errors import DecodeError, EncodeError, GameserdeWarning, UsageError
 from gameserde.flatbuffers._budget import DEFAULT_JSON_EXPANSION, DEFAULT_MAX_EXPANSION
+from gameserde.flatbuffers._encode_scalars import short
 from gameserde.flatbuffers.schema import (
     FbsSchema,
     FbsSchemaError,
@@ -117,7 +118,7 @@ class FlatBuffersCodec(Codec):
         for name, value in flags.items():
             if not isinstance(value, bool):
                 raise UsageError(f"{name} is true or false (--{name.replace('_', '-')} or "
-                                 f"not), not {value!r}")
+                                 f"not), not {short(repr(value))}")
         self.size_prefixed: bool = flags["size_prefixed"]
         self.defaults_json: bool = flags["defaults_json"]
         self.strict_json: bool = flags["strict_json"]
@@ -135,12 +136,13 @@ class FlatBuffersCodec(Codec):
             try:
                 self.max_expansion = check_factor(given["max_expansion"])
             except ValueError:
+                shown = short(repr(given["max_expansion"]))
                 raise UsageError(f"max_expansion (--max-expansion) is a number >= 0, or None "
-                                 f"or inf for no limit, not {given['max_expansion']!r}") from None
+                                 f"or inf for no limit, not {shown}") from None
             self.decode_expansion = self.max_expansion
         source = given.get("source")
         if source is not None and not isinstance(source, str | os.PathLike):
-            raise UsageError(f"source is the input's file name or None, not {source!r}")
+            raise UsageError(f"source is the input's file name or None, not {short(repr(source))}")
         self.source = None if source is None else os.fspath(source)
 
     # -----------------------------------------------------------------------------------------
@@ -150,7 +152,7 @@ class FlatBuffersCodec(Codec):
         """What :func:`gameserde.flatbuffers.decode` gives: dicts and lists (``defaults_json``:
         absent scalars with their defaults), within ``max_expansion`` (default 16: bytes of
         the buffer reproduced)."""
-        self._note_trailing(data)
+        self._note_trailing(_buffer(data))
         return self.schema.decode(data, self.root, size_prefixed=self.size_prefixed,
                                   defaults=self.defaults_json,
                                   max_expansion=self.decode_expansion)
@@ -179,7 +181,7 @@ class FlatBuffersCodec(Codec):
         with ``defaults_json``), within ``max_expansion`` (default 64: characters per byte
         of the buffer, plus 4096). flatc's layout is the only one: ``pretty`` changes
         nothing."""
-        self._note_trailing(data)
+        self._note_trailing(_buffer(data))
         return self.schema.to_json(data, self.root, size_prefixed=self.size_prefixed,
                                    defaults=self.defaults_json,
                                    max_expansion=self.max_expansion)
@@ -187,7 +189,7 @@ class FlatBuffersCodec(Codec):
     def from_json(self, text: str | Buffer) -> bytes:
         """The bytes ``flatc -b`` writes for the JSON ``text`` (flatc's dialect: unquoted
         keys, comments, trailing commas, unless ``strict_json``)."""
-        raw = text if isinstance(text, str) else bytes(text)
+        raw = text if isinstance(text, str) else bytes(_buffer(text))
         return self.schema.from_json(raw, self.root, strict=self.strict_json,
                                      size_prefixed=self.size_prefixed,
                                      force_defaults=self.force_defaults)
@@ -199,7 +201,7 @@ class FlatBuffersCodec(Codec):
         """``"ok: ..."`` when the C++ verifier flatc generates accepts ``data`` (its
         ``max_depth`` this codec's), else the :class:`~gameserde.errors.DecodeError` it
         fails with."""
-        self._note_trailing(data)
+        self._note_trailing(_buffer(data))
         self.schema.verify(data, self.root, size_prefixed=self.size_prefixed,
                            max_depth=self.max_depth)
         return f"ok: a sound {self.root} buffer of {memoryview(data).nbytes} bytes"
@@ -211,7 +213,7 @@ class FlatBuffersCodec(Codec):
         ``--annotate`` text (``ByteMap.render()`` returns it)."""
         from gameserde.flatbuffers.inspect import MIN_BUFFER_SIZE, annotate, header, regions
 
-        raw = bytes(data)
+        raw = bytes(_buffer(data))
         error: DecodeError | None = None
         try:
             self.schema.verify(raw, self.root, size_prefixed=self.size_prefixed,
@@ -272,6 +274,14 @@ class FlatBuffersCodec(Codec):
                           "are left out", GameserdeWarning, stacklevel=3)
 
 
+def _buffer(data: object) -> Buffer:
+    """``data``, checked to be binary data (a :class:`~gameserde.errors.UsageError` if not)."""
+    if isinstance(data, bytes | bytearray | memoryview):
+        return data
+    raise UsageError(f"flatbuffers data is bytes, bytearray or memoryview, not "
+                     f"{type(data).__name__}")
+
+
 def _jsonable(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: _jsonable(v) for k, v in value.items()}
@@ -301,7 +311,8 @@ def _include_dirs(include: object) -> list[str]:
         dirs = list(include)
         if all(isinstance(d, str | os.PathLike) for d in dirs):
             return [os.fspath(d) for d in dirs]
-    raise UsageError(f"include (-I) is a directory or a list of directories, not {include!r}")
+    raise UsageError(f"include (-I) is a directory or a list of directories, not "
+                     f"{short(repr(include))}")
 
 
 def _load(schema: object, include: list[str]) -> tuple[FbsSchema, str]:
@@ -350,7 +361,7 @@ def codec(schema: str | bytes | os.PathLike[str] | FbsSchema | None = None,
     where = f"{named}: " if named else ""
     name = given.get("type")
     if name is not None and not isinstance(name, str):
-        raise UsageError(f"type (--type) is the name of the root table, not {name!r}")
+        raise UsageError(f"type (--type) is the name of the root table, not {short(repr(name))}")
     if name is None and loaded.root is None:
         raise UsageError(f"{where}the schema declares no root_type; name the root table with "
                          "--type")
