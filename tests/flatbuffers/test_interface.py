@@ -213,6 +213,17 @@ def test_convert_with_forced_defaults() -> None:
     assert plain.convert(every, plain) == DATA
 
 
+def test_convert_keeps_the_values_flatc_json_rounds() -> None:
+    schema = load_schema("table T { f:float; d:double; v:[float]; } root_type T;")
+    data = schema.encode({"f": 1.2345678, "d": 0.1234567890123456789, "v": [1e-7]})
+    codec, prefixed = schema.codec(), schema.codec(size_prefixed=True)
+    through_json = codec.from_json(codec.to_json(data))
+    assert schema.decode(through_json) != schema.decode(data)  # flatc's text rounds them
+    assert codec.convert(prefixed.convert(codec.convert(data, prefixed), codec), codec) == data
+    assert schema.decode(codec.convert(data, prefixed), size_prefixed=True) == (
+        schema.decode(data))
+
+
 def test_convert_refuses_options_that_change_nothing(files: Path,
                                                      capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(UsageError, match="--to-force-defaults"):

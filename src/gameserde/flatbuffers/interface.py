@@ -10,8 +10,8 @@ The JSON is flatc's: :meth:`~FlatBuffersCodec.to_json` is the text ``flatc --jso
 ``--compact`` do not apply; :meth:`~FlatBuffersCodec.from_json` reads what ``flatc -b`` reads
 and writes its bytes. :meth:`~FlatBuffersCodec.decode` gives what
 :func:`gameserde.flatbuffers.decode` gives (dicts and lists; enums and union types as numbers).
-:meth:`~FlatBuffersCodec.convert` goes through flatc's JSON, so its bytes are those ``flatc -b``
-writes for the JSON ``flatc --json`` prints of the input.
+:meth:`~FlatBuffersCodec.convert` writes the bytes ``flatc -b`` writes for the JSON ``flatc
+--json`` prints of the input, except that values are kept exactly (flatc's JSON rounds floats).
 
 Options (keywords of :func:`codec`, flags of ``gameserde VERB flatbuffers``):
 
@@ -246,15 +246,17 @@ class FlatBuffersCodec(Codec):
         return byte_map
 
     def convert(self, data: Buffer, to: Codec) -> bytes:
-        """``data`` written with ``to``'s options (size prefix, forced defaults) through
-        flatc's JSON: the bytes ``flatc -b`` writes for what ``flatc --json`` prints."""
+        """``data`` written with ``to``'s options (size prefix, forced defaults): the bytes
+        ``flatc -b`` writes for the JSON ``flatc --json`` prints of ``data``, but with every
+        value as the buffer holds it (flatc's JSON prints floats with 6 or 12 decimals, so
+        its round trip changes them; this one does not)."""
         if not isinstance(to, FlatBuffersCodec):
             return super().convert(data, to)
         if self.defaults_json and not to.force_defaults:
             raise UsageError("--defaults-json changes nothing in convert without "
                              "--to-force-defaults (scalars equal to their default are not "
                              "written)")
-        return to.from_json(self.to_json(data))
+        return to.encode(self.decode(data))
 
     # -----------------------------------------------------------------------------------------
 
@@ -419,7 +421,8 @@ FORMAT = FormatInfo(
 --defaults-json for absent scalars), in flatc's layout (--pretty and --compact do not
 apply), and encode accepts what `flatc -b` accepts and writes the same bytes. Verify applies
 the rules of the C++ verifier flatc generates; inspect maps every byte (--annotate: flatc's
-own .afb text). convert goes through flatc's JSON: --to-size-prefixed, --to-force-defaults.
+own .afb text). convert writes what flatc -b writes for that JSON (floats kept exactly, where
+flatc's JSON rounds them): --to-size-prefixed, --to-force-defaults.
 
 examples:
   gameserde decode flatbuffers --schema monster.fbs monster.bin
