@@ -100,8 +100,12 @@ def test_inspect_maps_every_value(tmp_path: Path, capsys: pytest.CaptureFixture[
 
 
 @pytest.mark.parametrize(("args", "words"), [
-    (("--type", "Light"), "--type Light names a type of a registry, but --schema none types "
-                          "nothing: drop it, or give --schema engine or MODULE:NAME"),
+    (("--type", "Light"), "--type Light names a type of a registry, but nothing types this "
+                          "document (no --schema, and not a .prefab or .material file): drop "
+                          "it, or give --schema engine or MODULE:NAME"),
+    (("-s", "none", "--type", "Light"), "--type Light names a type of a registry, but --schema "
+                                        "none types nothing: drop it, or give --schema engine "
+                                        "or MODULE:NAME"),
     (("--registry", "cli_test_types:registry"), "--schema cli_test_types:registry needs --type, "
                                                 "the document's type: one of Light"),
     (("--registry", "nowhere_at_all:x", "--type", "T"), "No module named"),

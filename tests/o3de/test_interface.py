@@ -282,11 +282,18 @@ def test_convert_to_another_registry_goes_through_the_value() -> None:
     ({"max_depth": 257}, "from 0 to 256"),
     ({"max_expansion": -1}, "max_expansion must be a number >= 0"),
     ({"trailing_commas": 1}, "trailing_commas must be True or False"),
-    ({"keep_defaults": True}, "--keep-defaults writes the defaults a typed store leaves out, "
-                              "but --schema none types nothing"),
+    ({"keep_defaults": True, "schema": "none"}, "--keep-defaults writes the defaults a typed "
+                                                "store leaves out, but --schema none types "
+                                                "nothing"),
+    ({"keep_defaults": True, "source": "a.json"}, "--keep-defaults writes the defaults a typed "
+                                                  "store leaves out, but nothing types this "
+                                                  "document (no --schema, and not a .prefab or "
+                                                  ".material file): drop it, or give --schema "
+                                                  "engine or MODULE:NAME"),
     ({"max_expansion": 8.0}, "--max-expansion bounds the default values a typed load builds"),
-    ({"type": "Light"}, "--type Light names a type of a registry, but --schema none types "
-                        "nothing: drop it, or give --schema engine or MODULE:NAME"),
+    ({"type": "Light", "schema": "none"}, "--type Light names a type of a registry, but "
+                                          "--schema none types nothing: drop it, or give "
+                                          "--schema engine or MODULE:NAME"),
     ({"source": "a.setreg", "trailing_commas": True}, "--trailing-commas does nothing for a "
                                                       ".setreg file"),
     ({"schema": "engine"}, f"--schema engine needs --type for a file not named .prefab or "

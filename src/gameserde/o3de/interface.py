@@ -473,6 +473,8 @@ def make(**options: Any) -> O3deCodec:
         from gameserde.o3de.engine import DOCUMENT_TYPES
 
         document_types = DOCUMENT_TYPES
+    untyped = "--schema none types nothing" if schema == "none" else (
+        "nothing types this document (no --schema, and not a .prefab or .material file)")
     if schema is None:
         schema = "engine" if suffix in document_types else "none"
     registry: Registry | None
@@ -495,8 +497,8 @@ def make(**options: Any) -> O3deCodec:
                     "--max-expansion bounds the default values a typed load builds")]
         for given, what in refused:
             if given:
-                raise UsageError(f"{what}, but --schema none types nothing: drop it, or give "
-                                 "--schema engine or MODULE:NAME")
+                raise UsageError(f"{what}, but {untyped}: drop it, or give --schema engine "
+                                 "or MODULE:NAME")
     else:
         type_name = type_name or document_types.get(suffix)
         if type_name is None:
