@@ -1,12 +1,14 @@
 """KingsIsle ObjectProperty (Wizard101, Pirate101): type lists, the name hashes, the bit
 buffer, the binary serializer in every mode and flag, and a bit map of streams, exact with
-katsuba; the XML debug form as libki writes it."""
+katsuba; the XML debug form as libki writes it; and the format's codec
+(:meth:`KiSchema.codec`, ``gameserde.codec("kingsisle", schema=...)``)."""
 
 from gameserde.kingsisle.bitbuf import BitReader, BitWriter
 from gameserde.kingsisle.codec import decode, encode, verify
 from gameserde.kingsisle.files import BIND_FLAGS, BIND_MAGIC, read_bind, write_bind
 from gameserde.kingsisle.hashes import djb2, property_hash, string_id, type_hash
 from gameserde.kingsisle.inspect import StreamMap, stream_map
+from gameserde.kingsisle.interface import KiByteMap, KiCodec
 from gameserde.kingsisle.jsontext import from_json, from_jsonable, to_json, to_jsonable
 from gameserde.kingsisle.objects import KiObject
 from gameserde.kingsisle.serializer import (
@@ -34,6 +36,8 @@ __all__ = [
     "WITH_COMPRESSION",
     "BitReader",
     "BitWriter",
+    "KiByteMap",
+    "KiCodec",
     "KiObject",
     "KiSchema",
     "Serializer",
