@@ -353,6 +353,9 @@ def test_max_depth() -> None:
                             "than 2 levels (--max-depth 2) at line 2, column 3.")
     with pytest.raises(DecodeError, match=r"at byte 10 \(0xa\)"):
         c.decode(b'{"a": [\n  {"b": 1}]}')
+    for text in ("\ufeff[[1]]", b"\xef\xbb\xbf[[1]]"):  # columns after the byte-order mark
+        with pytest.raises(DecodeError, match=r"1 levels \(--max-depth 1\) at line 1, column 2"):
+            o3de.codec(max_depth=1).decode(text)
     assert o3de.codec(max_depth=0).decode("1") == 1
     with pytest.raises(DecodeError, match="nest deeper than 256 levels"):
         o3de.codec().decode("[" * 257 + "]" * 257)

@@ -104,6 +104,13 @@ def _issue_error(result: Result, fallback: str) -> DecodeError:
     return DecodeError(f"{_described(issue)}{more}", path="$" + issue.path, format="o3de")
 
 
+def _bom_size(data: str | bytes) -> int:
+    """The length of the byte-order mark ``data`` starts with, in its units (0: none)."""
+    if isinstance(data, str):
+        return 1 if data.startswith("\ufeff") else 0
+    return len(_BOM) if data.startswith(_BOM) else 0
+
+
 class O3deCodec(Codec):
     """O3DE JSON documents read as the engine reads them, typed with a registry when one is
     given, and written as the engine writes them; build one with :func:`codec` or
@@ -142,10 +149,10 @@ class O3deCodec(Codec):
         except DecodeError as e:
             raise self._hinted(e, data) from None
         if self.max_depth < MAX_DEPTH and _scan.deeper_than(doc, self.max_depth):
-            start = len(_BOM) if not self.settings and data[:3] in (_BOM, _BOM.decode()) else 0
+            start = 0 if self.settings else _bom_size(data)
             at = _scan.too_deep_at(data, start, self.max_depth)
-            before = data[:at] if isinstance(data, str) else \
-                data[:at].decode("utf-8", "surrogateescape")
+            before = data[start:at] if isinstance(data, str) else \
+                data[start:at].decode("utf-8", "surrogateescape")
             line, column = before.count("\n") + 1, len(before) - before.rfind("\n")
             raise DecodeError(f"Arrays and objects nest deeper than {self.max_depth} levels "
                               f"(--max-depth {self.max_depth}) at line {line}, column "
@@ -337,8 +344,7 @@ class O3deCodec(Codec):
         except DecodeError as e:
             byte_map.error = e
             return byte_map
-        start = len(_BOM) if not self.settings and raw.startswith(_BOM) else 0
-        byte_map.rows = _scan.regions(raw, start, doc)
+        byte_map.rows = _scan.regions(raw, 0 if self.settings else _bom_size(raw), doc)
         if ignored is not None:
             byte_map.rows.append(Region(ignored, len(raw) - ignored, Path(None, ""), "ignored",
                                         f"{len(raw) - ignored} bytes the reader ignores"))
