@@ -262,10 +262,13 @@ class KiByteMap(ByteMap):
     """The :class:`~gameserde.kingsisle.inspect.Section` s, outermost first."""
 
     def render(self, *, width: int = 16) -> str:
-        """A table per section, each after a title line."""
-        from gameserde.kingsisle.inspect import StreamMap
+        """The table of the input, then one per inflated section after its title line."""
+        from gameserde._bytemap import render
 
-        return StreamMap(self.sections).render(width=width)
+        tables = [render(self.sections[0].data, self.sections[0].rows, width=width)]
+        tables += [f"{s.title} ({len(s.data)} bytes)\n{render(s.data, s.rows, width=width)}"
+                   for s in self.sections[1:]]
+        return "\n\n".join(tables)
 
     def to_jsonable(self) -> dict[str, Any]:
         """As :meth:`ByteMap.to_jsonable`; rows of inflated data add ``"section"`` (its title)
