@@ -228,6 +228,7 @@ def test_a_frame_error_has_its_stream_offset_and_path() -> None:
     ({"pos": [1, 2, -10 ** 5000]}, "$.pos", "the number is too large for a float, not an "
                                             "integer of 5001 digits"),
     ({"attrs": {"a": 10 ** 5000}}, '$.attrs["a"]', "an integer of 5001 digits does not fit"),
+    ({"items": [{"id": 1}, {"id": "x"}]}, "$.items[1].id", "int is an integer, not 'x'"),
     ({"items": [{}, {"expire": 1 << 64}]}, "$.items[1].expire",
      "18446744073709551616 does not fit a long"),
     ({"level": "x" * 5000}, "$.level", "short is an integer, not 'xxxxxxxxxxxx"),
@@ -249,6 +250,13 @@ def test_huge_numbers_in_json_text_and_python_values() -> None:
         zeze.encode(SCHEMA, "BRole", {"roleId": -(10 ** 5000)})
     assert str(encoded.value) == ("zeze encode error in $.roleId: an integer of 5001 digits "
                                   "does not fit a long (64-bit signed)")
+    int_keys = zeze.load_schema('<solution name="s"><module name="m" id="1"><bean name="B">'
+                                '<variable id="1" name="m" type="map[int,int]"/></bean>'
+                                "</module></solution>").codec("B")
+    with pytest.raises(EncodeError) as keyed:
+        int_keys.from_jsonable({"m": {"9" * 5000: 1}})
+    assert str(keyed.value) == ("zeze encode error in $.m[<key 0>]: an integer of 5000 digits "
+                                "does not fit an int key")
     frames = SCHEMA.codec(frame=True)
     with pytest.raises(EncodeError) as framed:
         frames.from_json(json.dumps([{"protocol": "SEnterWorld", "resultCode": 10 ** 4000}]))

@@ -18,7 +18,7 @@ from typing import Any
 
 from gameserde.errors import EncodeError
 from gameserde.zeze._plan import BeanPlan, FieldPlan, Plans, TypePlan
-from gameserde.zeze._show import map_key_step, map_value_step, shown
+from gameserde.zeze._show import map_key_step, map_value_step, shown, with_article
 from gameserde.zeze.bytebuffer import Writer, uint_bytes
 from gameserde.zeze.values import UNKNOWN_KEY, Dynamic, UnknownField
 
@@ -278,7 +278,7 @@ def _int(v: Any, bits: int, name: str) -> int:
         raise fail(f"{name} must be an int, not {type(v).__name__}")
     low, high = _INT_RANGES[bits]
     if not low <= v < high:
-        raise fail(f"{shown(v)} does not fit a {name} ({bits}-bit signed)")
+        raise fail(f"{shown(v)} does not fit {with_article(name)} ({bits}-bit signed)")
     return v
 
 

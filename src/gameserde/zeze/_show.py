@@ -54,6 +54,11 @@ def shown(value: Any) -> str:
     return text if len(text) <= SHOWN_LIMIT else text[:SHOWN_LIMIT - 3] + "..."
 
 
+def with_article(noun: str) -> str:
+    """``noun`` after "a" or "an" (``an int``, ``a short``)."""
+    return f"{'an' if noun[:1] in 'aeiou' else 'a'} {noun}"
+
+
 def map_value_step(key: object, index: int) -> str:
     """The path step of a map's value: its key when that is a bool, an integer or short text,
     else the entry's index (``[<value 3>]``)."""

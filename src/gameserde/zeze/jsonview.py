@@ -35,7 +35,7 @@ from gameserde._recursion import recursion_room
 from gameserde.errors import EncodeError, path_key
 from gameserde.zeze._encode import java_decimal_text
 from gameserde.zeze._plan import BeanPlan, Plans, TypePlan, plans_of
-from gameserde.zeze._show import map_key_step, map_value_step, shown
+from gameserde.zeze._show import map_key_step, map_value_step, shown, with_article
 from gameserde.zeze.codec import MAX_DEPTH
 from gameserde.zeze.schema import ZezeSchema
 from gameserde.zeze.values import UNKNOWN_KEY, Dynamic, FrozenBean, UnknownField
@@ -286,6 +286,10 @@ class _In:
             try:
                 return int(text, 10)
             except ValueError:
+                digits = text.lstrip("+-")
+                if digits.isascii() and digits.isdigit():  # longer than int() reads
+                    raise _fail(f"an integer of {len(digits)} digits does not fit "
+                                f"{with_article(t.name)} key") from None
                 raise _bad(f"{t.name} key is an integer", text) from None
         return self.value(t, text, 0)
 
