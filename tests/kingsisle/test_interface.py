@@ -130,6 +130,17 @@ def test_inspect_error_is_decodes() -> None:
 def test_the_bind_file_map_starts_with_its_magic() -> None:
     m = codec().inspect(write_bind(VALUE, SCHEMA))
     assert [r.type for r in m.rows[:3]] == ["magic", "flags", "compression marker"]
+    m = codec(bind=True).inspect(ITEM)  # a codec of BINd files, given a stream
+    assert [r.type for r in m.rows] == ["ERROR"] and str(m.error) == (
+        "kingsisle decode error at byte 0 (0x0): not a BINd file: it starts with "
+        f"{ITEM[:4]!r}, not b'BINd'")
+
+
+def test_an_xml_file_is_one_row() -> None:
+    xml = codec(xml=True).encode(VALUE)
+    m = codec().inspect(b"\xef\xbb\xbf" + xml)
+    assert m.error is None and [(r.type, r.note) for r in m.rows] == [
+        ("XML", "class ItemTemplate")]
 
 
 # -- entry points ----------------------------------------------------------------------

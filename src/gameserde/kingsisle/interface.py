@@ -54,9 +54,9 @@ _FOLLOWED = ("the zlib data", "the zlib data", "the root object")
 
 
 def _is_xml(data: bytes) -> bool:
-    """Whether ``data`` is the XML form: it starts (after blanks) with ``<?xml`` or
-    ``<Objects``, which no stream of a type list's class does in practice."""
-    head = data[:64].lstrip(b" \t\r\n").removeprefix(b"\xef\xbb\xbf")
+    """Whether ``data`` is the XML form: it starts (after a byte-order mark and blanks) with
+    ``<?xml`` or ``<Objects``, which no stream of a type list's class does in practice."""
+    head = data[:64].removeprefix(b"\xef\xbb\xbf").lstrip(b" \t\r\n")
     return head.startswith((b"<?xml", b"<Objects"))
 
 
@@ -123,7 +123,7 @@ class KiCodec(Codec):
     def inspect(self, data: Buffer) -> KiByteMap:
         """The bit map of a stream or a ``BINd`` file (an XML file is one row); rows of
         compressed data refer to the bytes it inflates to, a section of its own."""
-        from gameserde.kingsisle.inspect import MAP_EXPANSION, stream_map
+        from gameserde.kingsisle.inspect import MAP_EXPANSION, Section, stream_map
 
         raw = data_bytes(data)
         error: DecodeError | None = None
@@ -135,24 +135,23 @@ class KiCodec(Codec):
                 error, obj = e, None
         root = MapPath(None, "$")
         if _is_xml(raw):
-            from gameserde.kingsisle.inspect import Section
-
             note = obj.type_name if obj is not None else "not read"
             section = Section("XML document", raw, [Region(0, len(raw), root, "XML", note)])
             return KiByteMap(self.format, raw, list(section.rows), error,
                              sections=[section])
         rows_factor = self.max_expansion if self._expansion_given else MAP_EXPANSION
-        if self.bind or raw[:4] == BIND_MAGIC:
+        if raw[:4] == BIND_MAGIC:
             reader = Serializer(self.schema, flags=STATEFUL_FLAGS, shallow=False,
                                 property_mask=self.mask,
                                 skip_unknown_types=self.skip_unknown_types,
                                 max_depth=self.max_depth, max_expansion=self.max_expansion)
-            magic = raw[:4] == BIND_MAGIC
-            m = stream_map(raw, reader, offset=len(BIND_MAGIC) if magic else 0,
-                           max_expansion=rows_factor)
-            if magic:
-                m.sections[0].rows.insert(0, Region(0, len(BIND_MAGIC), root, "magic",
-                                                    "BINd file"))
+            m = stream_map(raw, reader, offset=len(BIND_MAGIC), max_expansion=rows_factor)
+            m.sections[0].rows.insert(0, Region(0, len(BIND_MAGIC), root, "magic",
+                                                "BINd file"))
+        elif self.bind:  # no BINd file: decode said so
+            assert error is not None
+            section = Section("stream", raw, [Region(0, len(raw), root, "ERROR", error.message)])
+            return KiByteMap(self.format, raw, list(section.rows), error, sections=[section])
         else:
             m = stream_map(raw, self.serializer, max_expansion=rows_factor)
         last = m.sections[-1].rows[-1] if m.sections[-1].rows else None
