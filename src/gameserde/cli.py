@@ -11,25 +11,26 @@ format declares its options (:mod:`gameserde.formats`) and the parser is built f
 ``gameserde VERB FORMAT --help`` lists them. Only the format a command names is imported.
 
 No path prints a traceback: every failure is one line on standard error, ``gameserde: FILE:
-MESSAGE``, and one of the exit statuses in :data:`EXIT_STATUS`. A format's glue raises
-:class:`CommandError` for a failure that concerns another file than the input (a schema that
-does not load, a root type the schema lacks): its message starts with that file's name.
+MESSAGE``, and one of the exit statuses in :data:`EXIT_STATUS`. A failure that concerns
+another file than the input (a schema that does not load: a
+:class:`~gameserde.errors.SchemaError`, whose message starts with the schema's file name) is
+printed without the input's name.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
 import sys
 import warnings
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from gameserde import __version__
-from gameserde._jsonio import dumps, loads
-from gameserde.errors import GameserdeError, GameserdeWarning, UsageError
-from gameserde.formats import FORMATS, FormatInfo, Option, format_info
+from gameserde._jsonio import dumps
+from gameserde.errors import GameserdeError, GameserdeWarning, SchemaError, UsageError
+from gameserde.formats import FORMATS, Option, format_info
 
 if TYPE_CHECKING:
     from gameserde.codecs import Codec
@@ -105,21 +106,6 @@ def version_text() -> str:
     return f"gameserde {__version__} ({detail})"
 
 
-def _legacy_module(name: str) -> Any:
-    """The glue of a format not yet moved to the codec interface (``gameserde.NAME.cli``)."""
-    return importlib.import_module(f"gameserde.{name}.cli")
-
-
-def _info(name: str) -> FormatInfo | None:
-    """A format's declarations, or None while it still has only its own glue."""
-    try:
-        return format_info(name)
-    except ModuleNotFoundError as e:
-        if e.name != FORMATS[name].module:
-            raise
-        return None
-
-
 class _Version(argparse.Action):
     """``--version``: the accelerators are looked up (every format imported) only when asked."""
 
@@ -149,7 +135,7 @@ def build_parser(only: tuple[str, str] | None = None) -> argparse.ArgumentParser
                + EXIT_STATUS,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--version", action=_Version, nargs=0,
+    parser.add_argument("--version", action=_Version, nargs=0, default=argparse.SUPPRESS,
                         help="show the version and the C accelerators in use, and exit")
     verbs = parser.add_subparsers(dest="verb", metavar="VERB", required=True)
     for verb, help_text in VERBS.items():
@@ -167,24 +153,16 @@ def build_parser(only: tuple[str, str] | None = None) -> argparse.ArgumentParser
 
 def _add_arguments(fp: argparse.ArgumentParser, verb: str, fmt: str) -> None:
     """The options of ``gameserde VERB FMT``: the shared ones, then the format's."""
-    info = _info(fmt)
-    if info is None:
-        module = _legacy_module(fmt)
-        if verb not in module.VERBS:
-            fp.epilog = f"{fmt} has no {verb} yet"
-            return
+    info = format_info(fmt)
     fp.add_argument("input", metavar="FILE", help="input file, or - for standard input")
     fp.add_argument("-o", "--output", metavar="OUT", default=None,
                     help=OUTPUT_HELP[verb])
-    if verb == "decode" and (info is not None or _legacy_module(fmt).JSON_VALUES):
+    if verb == "decode":
         style = fp.add_mutually_exclusive_group()
         style.add_argument("--pretty", dest="pretty", action="store_true", default=None,
                            help="indent the JSON (default on a terminal)")
         style.add_argument("--compact", dest="pretty", action="store_false",
                            help="one-line JSON (default when piped or written to a file)")
-    if info is None:
-        _legacy_module(fmt).add_arguments(verb, fp)
-        return
     fp.epilog = info.epilog
     fp.argument_default = argparse.SUPPRESS  # the codec applies its defaults
     if verb == "inspect":
@@ -201,7 +179,9 @@ def _add_arguments(fp: argparse.ArgumentParser, verb: str, fmt: str) -> None:
         for option in info.options:
             if option.output and "encode" in option.verbs:
                 flags = tuple(f"--to-{f[2:]}" for f in option.flags if f.startswith("--"))
-                _add_option(fp, option, flags, "to_" + option.name, negate=True)
+                _add_option(fp, replace(option, help=option.to_help or
+                                        f"the written side: {option.help}"),
+                            flags, "to_" + option.name, negate=True)
 
 
 def _add_option(fp: argparse.ArgumentParser, option: Option, flags: tuple[str, ...],
@@ -244,6 +224,14 @@ def _write_output(path: str | None, data: bytes, stdout: BinaryIO) -> None:
             f.write(data)
 
 
+def _subparser(parser: argparse.ArgumentParser, *names: str) -> argparse.ArgumentParser:
+    """The parser of ``gameserde VERB FORMAT`` inside ``parser``."""
+    for name in names:
+        action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+        parser = action.choices[name]
+    return parser
+
+
 def _selected(argv: Sequence[str]) -> tuple[str, str] | None:
     """The verb and format ``argv`` names, when it starts with them."""
     if len(argv) >= 2 and argv[0] in VERBS and argv[1] in FORMATS:
@@ -255,14 +243,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     name = ""
     args_list = list(sys.argv[1:] if argv is None else argv)
     try:
-        args = build_parser(_selected(args_list) or ("", "")).parse_args(args_list)
+        parser = build_parser(_selected(args_list) or ("", ""))
+        args, extra = parser.parse_known_args(args_list)
+        if extra:  # said by the format's own parser, whose usage lists what it takes
+            _subparser(parser, args.verb, args.format).error(
+                f"unrecognized arguments: {' '.join(extra)}")
         name = "<stdin>" if args.input == "-" else args.input
-        if _info(args.format) is None:
-            return _run_legacy(args, name)
         return _run(args, name)
     except (CommandError, UsageError) as e:
         print(f"gameserde: {e}", file=sys.stderr)
         return e.status if isinstance(e, CommandError) else 2
+    except SchemaError as e:  # its message starts with the schema's file name
+        print(f"gameserde: {e}", file=sys.stderr)
+        return 1
     except GameserdeError as e:
         print(f"gameserde: {name}: {e}", file=sys.stderr)
         return 1
@@ -304,24 +297,28 @@ def _run(args: argparse.Namespace, name: str) -> int:
     if info.takes_source:
         source = None if args.input == "-" else args.input
         read["source"] = written["source"] = source
-    codec = info.make(**read)
-    out_codec = info.make(**written) if args.verb == "convert" else None
-    if getattr(args, "pretty", None) is not None and not codec.json_output:
-        raise UsageError(f"--{'pretty' if args.pretty else 'compact'} applies to JSON output, "
-                         f"and these options make {args.format} decode write another form")
     to_terminal = args.output in (None, "-") and sys.stdout.isatty()
     if args.verb in ("encode", "convert") and to_terminal:
         raise UsageError(f"{name}: refusing to write binary data to a terminal; use -o FILE or "
                          "a pipe")
-    data = _read_input(args.input)
-    with warnings.catch_warnings(record=True) as noted:
-        warnings.simplefilter("error" if args.strict else "always", GameserdeWarning)
-        out, error = _verb(args, codec, out_codec, data, to_terminal, name)
-    for w in noted:
-        if issubclass(w.category, GameserdeWarning):
-            print(f"gameserde: {name}: {w.message}", file=sys.stderr)
-        else:
-            warnings.showwarning(w.message, w.category, w.filename, w.lineno)
+    noted: list[warnings.WarningMessage] = []
+    try:
+        with warnings.catch_warnings(record=True) as noted:
+            warnings.simplefilter("error" if args.strict else "always", GameserdeWarning)
+            codec = info.make(**read)
+            out_codec = info.make(**written) if args.verb == "convert" else None
+            if getattr(args, "pretty", None) is not None and not codec.json_output:
+                raise UsageError(f"--{'pretty' if args.pretty else 'compact'} applies to JSON "
+                                 f"output, and these options make {args.format} decode write "
+                                 "another form")
+            data = _read_input(args.input)
+            out, error = _verb(args, codec, out_codec, data, to_terminal, name)
+    finally:  # what was noted before a failure is said too, before it
+        for w in noted:
+            if issubclass(w.category, GameserdeWarning):
+                print(f"gameserde: {name}: {w.message}", file=sys.stderr)
+            else:
+                warnings.showwarning(w.message, w.category, w.filename, w.lineno)
     _write_output(args.output, out, sys.stdout.buffer)
     if error is not None:
         print(f"gameserde: {name}: {error}", file=sys.stderr)
@@ -352,37 +349,6 @@ def _verb(args: argparse.Namespace, codec: Codec, out_codec: Codec | None, data:
     else:
         text = byte_map.render() + "\n"
     return text.encode("utf-8", "backslashreplace"), byte_map.error
-
-
-def _run_legacy(args: argparse.Namespace, name: str) -> int:
-    module = _legacy_module(args.format)
-    stdout = sys.stdout.buffer
-    data = _read_input(args.input)
-    if args.verb == "decode":
-        value = module.decode(args, data)
-        if isinstance(value, bytes):  # the format's own JSON text (flatc's, for example)
-            _write_output(args.output, value, stdout)
-        else:
-            pretty = args.pretty
-            if pretty is None:
-                pretty = args.output in (None, "-") and sys.stdout.isatty()
-            _write_output(args.output, dumps(value, pretty=pretty), stdout)
-    elif args.verb == "encode":
-        if args.output in (None, "-") and sys.stdout.isatty():
-            print(f"gameserde: {name}: refusing to write binary data to a terminal; "
-                  "use -o FILE or a pipe", file=sys.stderr)
-            return 2
-        doc = loads(data, source=name) if module.JSON_VALUES else data
-        _write_output(args.output, module.encode(args, doc), stdout)
-    elif args.verb == "verify":
-        print(f"{name}: {module.verify(args, data)}", flush=True)
-    else:
-        text, error = module.inspect(args, data)
-        _write_output(args.output, (text + "\n").encode(), stdout)
-        if error is not None:
-            print(f"gameserde: {name}: {error}", file=sys.stderr)
-            return 1
-    return 0
 
 
 def _silence_stdout() -> None:

@@ -76,6 +76,8 @@ class Option:
     verbs: tuple[str, ...] = VERBS
     output: bool = False
     default: Any = None
+    to_help: str = ""
+    """The help of ``--to-NAME`` (default: "the written side: " and :attr:`help`)."""
 
     @property
     def flag(self) -> str:

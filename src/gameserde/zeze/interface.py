@@ -516,8 +516,6 @@ def make(**options: Any) -> ZezeCodec:
     go together or would do nothing, :class:`~gameserde.errors.UnknownNameError` for a bean
     the solution lacks, :class:`~gameserde.errors.SchemaError` for a solution that does not
     load and ``OSError`` for one that cannot be read."""
-    if "version" in options and options["version"] is None:  # the CLI's --version, not given
-        del options["version"]
     check_options(FORMAT, options)
     source, bean = options.get("schema"), options.get("type")
     frame = options.get("frame", False)
@@ -588,11 +586,14 @@ FORMAT = FormatInfo(
     options=(
         dataclasses.replace(schema_option(
             "the solution XML (its <import>s are read too); inspect reads without one, "
-            "showing field ids and wire types", metavar="SOLUTION.xml"), output=True),
+            "showing field ids and wire types", metavar="SOLUTION.xml"), output=True,
+            to_help="the solution the written data follows (default: --schema's): convert "
+                    "writes what Zeze's Java runtime writes after loading the data with it"),
         dataclasses.replace(type_option(
             "the bean: its full name (solution.module.Bean) or any dotted tail naming one "
             "bean (Bean, module.Bean); needed with --schema unless --frame is given",
-            aliases=("--bean",)), output=True),
+            aliases=("--bean",)), output=True,
+            to_help="the bean the written data holds (default: --type's)"),
         Option("frame", ("--frame",),
                "the data is a stream of whole protocol and rpc frames; each body is read as "
                "the schema's protocol with the frame's type id"),
