@@ -37,6 +37,13 @@ def test_decode_encode_round_trip(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert code == 0 and "ok: a sound stream of 152 bytes holding a class ItemTemplate" in out
 
 
+def test_max_depth_and_its_former_name(capsys: pytest.CaptureFixture[str]) -> None:
+    for flag in ("--max-depth", "--recursion-limit"):
+        code, _, err = run(capsys, "decode", "kingsisle", "-s", TYPES, flag, "1", str(ITEM))
+        assert code == 1 and "in $.m_tags: lists nest deeper than max_depth 1" in err
+        assert run(capsys, "decode", "kingsisle", "-s", TYPES, flag, "3", str(ITEM))[0] == 0
+
+
 @pytest.mark.parametrize("flag", ["-s", "--schema", "--types", "-t"])
 def test_the_type_list_options(capsys: pytest.CaptureFixture[str], flag: str) -> None:
     """``--schema/-s``, and katsuba's ``-t`` (its ``--type-lists``) and the old ``--types``."""
@@ -152,7 +159,8 @@ def test_inspect_as_json_keeps_the_bits(capsys: pytest.CaptureFixture[str]) -> N
     (("--mask", "-1"), "--mask takes a u32 (decimal or 0x..), not '-1'"),
     (("--max-depth", "x"), "--max-depth takes a whole number from 0 to 100000, not 'x'"),
     (("--max-depth", "-1"), "--max-depth takes a whole number from 0 to 100000, not '-1'"),
-    (("--recursion-limit", "5"), "unrecognized arguments: --recursion-limit"),
+    (("--recursion-limit", "-5"), "--max-depth takes a whole number from 0 to 100000, not "
+                                  "'-5'"),
     (("--max-expansion", "abc"), "--max-expansion takes a number >= 0 (inf: no limit), not "
                                  "'abc'"),
 ])

@@ -427,7 +427,9 @@ FORMAT = FormatInfo(
                "classes the type list lacks as null and skip unknown properties, each "
                "reported on standard error, instead of failing",
                verbs=("decode", "verify", "inspect")),
-        max_depth_option(MAX_DEPTH, MAX_DEPTH_LIMIT, ", katsuba's; objects and lists"),
+        replace(max_depth_option(MAX_DEPTH, MAX_DEPTH_LIMIT, ", katsuba's; objects and "
+                                 "lists; --recursion-limit is its former name"),
+                flags=("--max-depth", "--recursion-limit")),
         max_expansion_option(MAX_EXPANSION, "the bytes its zlib data inflates to (inspect: "
                              "also the rows of the map, 16 by default there)",
                              verbs=("decode", "verify", "inspect")),
