@@ -23,7 +23,7 @@ from gameserde.errors import (
     UsageError,
 )
 from gameserde.flatbuffers import FbsSchemaError, FlatBuffersCodec, load_schema
-from gameserde.flatbuffers.interface import FORMAT, SchemaLoadError
+from gameserde.flatbuffers.interface import FORMAT
 from tests.flatbuffers import hostile_buffers as hb
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "flatbuffers"
@@ -399,12 +399,27 @@ def test_no_root_type_is_a_usage_error() -> None:
 def test_a_schema_that_does_not_load(files: Path, capsys: pytest.CaptureFixture[str]) -> None:
     bad = files / "bad.fbs"
     bad.write_text("table T { a:Foo; }\nroot_type T;\n")
-    with pytest.raises(SchemaLoadError) as info:
+    with pytest.raises(FbsSchemaError) as info:
         gameserde.codec("flatbuffers", schema=str(bad))
-    assert isinstance(info.value, FbsSchemaError) and isinstance(info.value, SchemaError)
+    assert isinstance(info.value, SchemaError)
     assert str(info.value).startswith(f"{bad}:3: 0: error: type referenced but not defined")
     code, _, err = run(capsys, "decode", "flatbuffers", "-s", str(bad), str(files / "m.bin"))
     assert code == 1 and err == f"gameserde: {info.value}\n"
+
+
+def test_flatc_schema_warnings_are_notes(files: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    odd = files / "odd.fbs"
+    odd.write_text("table T { BadName:int; }\nroot_type T;\n")
+    with pytest.warns(GameserdeWarning, match="field names should be lowercase snake_case"):
+        gameserde.codec("flatbuffers", schema=str(odd))
+    data = load_schema(odd).encode({"BadName": 1})
+    (files / "t.bin").write_bytes(data)
+    code, out, err = run(capsys, "verify", "flatbuffers", "-s", str(odd), str(files / "t.bin"))
+    assert code == 0 and out.startswith(f"{files / 't.bin'}: ok")
+    assert err.startswith(f"gameserde: {files / 't.bin'}: {odd}:1: ") and "warning:" in err
+    code, _, err = run(capsys, "verify", "flatbuffers", "-s", str(odd), "--strict",
+                       str(files / "t.bin"))
+    assert code == 1 and "snake_case, got: BadName (--strict)" in err
 
 
 def test_the_cli_reads_a_schema_path_whatever_its_characters(

@@ -48,14 +48,12 @@ from collections.abc import Iterable, Mapping
 from typing import Any, cast
 
 from gameserde._expansion import check_factor
-from gameserde.cli import CommandError
 from gameserde.codecs import Buffer, ByteMap, Codec
 from gameserde.errors import DecodeError, EncodeError, GameserdeWarning, UsageError
 from gameserde.flatbuffers._budget import DEFAULT_JSON_EXPANSION, DEFAULT_MAX_EXPANSION
 from gameserde.flatbuffers._encode_scalars import short
 from gameserde.flatbuffers.schema import (
     FbsSchema,
-    FbsSchemaError,
     SchemaFileError,
     UnknownTypeError,
     _is_text,
@@ -82,17 +80,6 @@ MAX_DEPTH_LIMIT = 1_000_000
 
 _FLAGS = ("size_prefixed", "defaults_json", "strict_json", "force_defaults", "annotate",
           "annotate_sparse_vectors")
-
-
-class SchemaLoadError(FbsSchemaError, CommandError):
-    """A schema that does not load, as :func:`codec` raises it: the
-    :class:`~gameserde.flatbuffers.schema.FbsSchemaError` (flatc's ``FILE:LINE: COL: error:
-    ...``), which the command line prints as it is, with exit status 1."""
-
-    def __init__(self, error: FbsSchemaError) -> None:
-        super().__init__(error.flatc_message, file=error.file, line=error.line,
-                         column=error.column, messages=error.messages)
-        self.status = 1
 
 
 class FlatBuffersCodec(Codec):
@@ -334,8 +321,8 @@ def _load(schema: object, include: list[str]) -> tuple[FbsSchema, str]:
         loaded = load_schema(cast("str | bytes | os.PathLike[str]", schema), include)
     except SchemaFileError as e:
         raise UsageError(f"{e.filename}: {e.reason}") from None
-    except FbsSchemaError as e:
-        raise SchemaLoadError(e) from None
+    for line in loaded.warnings:  # flatc prints them, and fails on them with -Werror
+        warnings.warn(line, GameserdeWarning, stacklevel=3)
     if isinstance(schema, os.PathLike) or (isinstance(schema, str) and not _is_text(schema)):
         return loaded, os.fspath(schema)
     return loaded, loaded.source_file
@@ -349,8 +336,10 @@ def codec(schema: str | bytes | os.PathLike[str] | FbsSchema | None = None,
     An option given as None is not given (``max_expansion=None``: no limit). Raises
     :class:`~gameserde.errors.UsageError` for options out of range or that cannot go together,
     a missing schema or a schema file that cannot be read (its message starts with the file's
-    name); :class:`SchemaLoadError` (an
-    :class:`~gameserde.flatbuffers.schema.FbsSchemaError`) for a schema flatc would reject;
+    name); :class:`~gameserde.flatbuffers.schema.FbsSchemaError` (flatc's ``FILE:LINE: COL:
+    error: ...``) for a schema flatc would reject, and the warnings flatc prints for a schema
+    it reads (``field names should be lowercase snake_case`` ...) as
+    :class:`~gameserde.errors.GameserdeWarning`;
     :class:`~gameserde.errors.UnknownNameError` for a root type the schema lacks, and a
     :class:`~gameserde.errors.UsageError` when none is given and the schema declares none
     (both messages start with the schema's file name).
