@@ -336,6 +336,8 @@ def test_trailing_bytes_of_base64_count_decoded_bytes() -> None:
     assert byte_map.notes == [f"base64 text of {len(data)} bytes; offsets count the 12 bytes it "
                               "stands for"]
     assert byte_map.error is not None and byte_map.error.offset == 8
+    with pytest.raises(DecodeError, match="4 bytes after the value"):
+        codec(framing="base64").verify(data.decode())  # base64 text may be a str
 
 
 def test_trailing_bytes_on_the_command_line(cli: Any, tmp_path: Path) -> None:

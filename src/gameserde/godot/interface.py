@@ -212,10 +212,10 @@ class GodotCodec(Codec):
         """``ok: ...`` when the engine reads all of ``data`` back in the codec's framing;
         bytes after a raw or base64 Variant fail unless ``allow_trailing``."""
         scan = self._read(data)
+        s = self.settings
         error = self._trailing_error(scan)
         if error is not None:
-            raise self._explain(error, data)
-        s = self.settings
+            raise self._explain(error, _view(data, s))
         where = f"profile {s.profile}"
         if s.framing in _FRAMED:
             noun = "store_var record" if s.framing == "store_var" else "packet"
