@@ -679,13 +679,17 @@ FORMAT = FormatInfo(
         Option("profile", ("--profile",),
                "type numbering and engine generation (default godot4; encode: the JSON's "
                "\"$godot\" header, else godot4)", parse=str, choices=tuple(PROFILES),
-               output=True, default="godot4"),
+               output=True, default="godot4",
+               to_help="the profile written (default: the one read)"),
         Option("framing", ("--framing",),
                "how the Variants are framed (default raw; encode: the JSON's \"$godot\" "
-               "header, else raw)", parse=str, choices=fr.FRAMINGS, output=True, default="raw"),
+               "header, else raw)", parse=str, choices=fr.FRAMINGS, output=True, default="raw",
+               to_help="the framing written (default: the one read)"),
         Option("big_endian", ("--big-endian",),
                "store_var length prefixes are big-endian (FileAccess.big_endian, Godot 3 "
-               "endian_swap); only with --framing store_var", output=True, default=False),
+               "endian_swap); only with --framing store_var", output=True, default=False,
+               to_help="write big-endian store_var length prefixes (default: as read; only "
+                       "with store_var framing written)"),
         max_depth_option(MAX_DEPTH, MAX_DEPTH_LIMIT, ", the engine's"),
         Option("json", ("--json",),
                "the JSON view, native or plain, described below (default native; encode: the "
