@@ -112,6 +112,8 @@ def test_max_expansion_applies_to_decode_and_to_json() -> None:
         node.codec().to_json(dag)
     with pytest.raises(DecodeError, match="max_expansion=16"):  # decode's default
         node.codec().decode(dag)
+    with pytest.raises(DecodeError, match="max_expansion=16"):  # convert decodes
+        node.codec().convert(dag, node.codec())
     unlimited = node.codec(max_expansion=None)
     assert unlimited.to_json(dag) == node.to_json(dag, max_expansion=None)
     assert unlimited.decode(dag) == node.decode(dag, max_expansion=None)

@@ -384,7 +384,8 @@ FORMAT = FormatInfo(
         Option("size_prefixed", ("--size-prefixed",),
                "the buffer starts with a 32-bit size prefix", output=True),
         Option("defaults_json", ("--defaults-json",),
-               "also print absent scalars with their defaults (flatc --defaults-json)",
+               "also print absent scalars with their defaults (flatc --defaults-json); "
+               "convert: write them too, with --to-force-defaults",
                verbs=("decode",)),
         Option("strict_json", ("--strict-json",),
                "require quoted keys and no trailing commas (flatc --strict-json)",
@@ -396,8 +397,9 @@ FORMAT = FormatInfo(
                                              ": tables, the verifier's limit, as flatc's"),
                             verbs=("verify", "inspect")),
         max_expansion_option(DEFAULT_JSON_EXPANSION,
-                             "the characters of the JSON (plus 4096; offsets may be shared, "
-                             "so a small buffer can stand for a huge tree)",
+                             "the characters of the JSON (plus 4096), or for convert the bytes "
+                             "copied (default 16 there), as offsets may be shared and a small "
+                             "buffer stand for a huge tree,",
                              verbs=("decode",)),
         Option("annotate", ("--annotate",),
                "print flatc's --annotate text (the .afb file) instead of the table",
