@@ -119,6 +119,15 @@ def _inline_size(value: Any, budget: int) -> int:
     return len(json.dumps(value))
 
 
+_TOKEN_OR_SPACE = re.compile(r'("(?:[^"\\]|\\.)*")|[ \t\n\r]+')
+
+
+def compact_text(text: str) -> str:
+    """JSON text (a format's own writer's) on one line: the whitespace between tokens removed,
+    strings untouched; the rest (number forms, member order, repeated names) as written."""
+    return _TOKEN_OR_SPACE.sub(lambda m: m.group(1) or "", text)
+
+
 def loads(data: str | bytes, *, source: str = "", format: str = "json") -> Any:
     """Parse JSON text; errors become a DecodeError with line and column. ``format`` names
     the format whose JSON it is: its errors then read ``FORMAT encode error at byte N: ...``

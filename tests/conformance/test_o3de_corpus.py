@@ -253,7 +253,7 @@ def test_the_command_line_on_every_file() -> None:
     for case in CASES:
         path = str(CORPUS / case / _meta(case)["file"])
         data = _data(case)
-        code, out, err = _cli("decode", "o3de", path)
+        code, out, err = _cli("decode", "o3de", "--pretty", path)
         v_code, _, v_err = _cli("verify", "o3de", path)
         assert "Traceback" not in err + v_err
         if case in REFUSED:

@@ -41,7 +41,7 @@ def test_decode_writes_the_engine_s_text(tmp_path: Path,
                                          capsys: pytest.CaptureFixture[str]) -> None:
     doc = tmp_path / "a.setreg"
     doc.write_text('{"b": 1.0, "a": [1, 2e2], "a": {}, "s": "x/y"}')
-    code, out, err = run(capsys, "decode", "o3de", str(doc))
+    code, out, err = run(capsys, "decode", "o3de", "--pretty", str(doc))
     assert (code, err) == (0, "")
     assert out == ('{\n    "b": 1.0,\n    "a": [\n        1,\n        200.0\n    ],\n'
                    '    "a": {},\n    "s": "x/y"\n}')
@@ -61,7 +61,7 @@ def test_a_registry_types_and_normalises(tmp_path: Path, registry_module: str,
     doc = tmp_path / "light.json"
     doc.write_text('{"intensity": "2.5", "Tags": ["a"]}')
     typed = ("--registry", registry_module, "--type", "Light")
-    code, out, err = run(capsys, "decode", "o3de", *typed, str(doc))
+    code, out, err = run(capsys, "decode", "o3de", "--pretty", *typed, str(doc))
     assert (code, err) == (0, "")
     assert json.loads(out) == {"Intensity": 2.5, "Tags": ["a"]}
     code, out, _ = run(capsys, "encode", "o3de", *typed, "--keep-defaults", str(doc))
@@ -118,7 +118,7 @@ def test_usage_errors(tmp_path: Path, registry_module: str, capsys: pytest.Captu
                       args: tuple[str, ...], words: str) -> None:
     doc = tmp_path / "x.json"
     doc.write_text("{}")
-    code, _, err = run(capsys, "decode", "o3de", *args, str(doc))
+    code, _, err = run(capsys, "decode", "o3de", "--pretty", *args, str(doc))
     assert code == 2 and words in err and err.count("\n") == 1, err
 
 

@@ -346,25 +346,26 @@ def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
     return code, out, err
 
 
-@pytest.mark.parametrize("verb", ["decode", "encode"])
+@pytest.mark.parametrize("verb", [["decode", "--pretty"], ["encode"]])
 @pytest.mark.parametrize(("unsaved", "saved"), [
     ("courtyard-unsaved.prefab", "courtyard.prefab"),
     ("stone-unsaved.material", "stone.material")])
-def test_cli_normalises_known_files_by_default(capsys: pytest.CaptureFixture[str], verb: str,
-                                               unsaved: str, saved: str) -> None:
-    code, out, err = run(capsys, verb, "o3de", str(DATA / unsaved))
+def test_cli_normalises_known_files_by_default(capsys: pytest.CaptureFixture[str],
+                                               verb: list[str], unsaved: str,
+                                               saved: str) -> None:
+    code, out, err = run(capsys, *verb[:1], "o3de", *verb[1:], str(DATA / unsaved))
     assert (code, err) == (0, "")
     assert out == (DATA / saved).read_text()
-    code, out, err = run(capsys, verb, "o3de", str(DATA / saved))
+    code, out, err = run(capsys, *verb[:1], "o3de", *verb[1:], str(DATA / saved))
     assert (code, out, err) == (0, (DATA / saved).read_text(), "")
 
 
 def test_cli_registry_none_keeps_the_text(capsys: pytest.CaptureFixture[str]) -> None:
     unsaved = DATA / "courtyard-unsaved.prefab"
-    code, out, _ = run(capsys, "decode", "o3de", "--registry", "none", str(unsaved))
+    code, out, _ = run(capsys, "decode", "o3de", "--pretty", "--registry", "none", str(unsaved))
     assert code == 0 and out == o3de.write(o3de.parse(unsaved.read_text()))
     assert out != (DATA / "courtyard.prefab").read_text()
-    code, _, err = run(capsys, "decode", "o3de", "--registry", "none", "--type", PREFAB,
+    code, _, err = run(capsys, "decode", "o3de", "--pretty", "--registry", "none", "--type", PREFAB,
                        str(unsaved))
     assert code == 2 and f"--type {PREFAB} names a type of a registry, but --schema none" in err
 
@@ -380,10 +381,10 @@ def test_cli_verify_reports_what_was_not_checked(tmp_path: Path,
     code, _, err = run(capsys, "verify", "o3de", str(path))
     assert code == 1 and "Gem::Thing" in err
     assert f"at /Entities/{LAMP}/Components/Component_[42]: " in err
-    code, out, _ = run(capsys, "decode", "o3de", str(path))
+    code, out, _ = run(capsys, "decode", "o3de", "--pretty", str(path))
     assert code == 0 and o3de.json_equal(o3de.parse(out), doc)
     path.write_text(out)
-    assert run(capsys, "decode", "o3de", str(path))[1] == out
+    assert run(capsys, "decode", "o3de", "--pretty", str(path))[1] == out
     code, out, _ = run(capsys, "inspect", "o3de", str(path))
     assert code == 1 and "issue Unknown" in out
     assert run(capsys, "verify", "o3de", "--registry", "none", str(path))[0] == 0
@@ -393,22 +394,22 @@ def test_cli_registry_engine_for_other_files(tmp_path: Path,
                                              capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "stone.json"
     path.write_text((DATA / "stone-unsaved.material").read_text())
-    code, out, _ = run(capsys, "decode", "o3de", str(path))
+    code, out, _ = run(capsys, "decode", "o3de", "--pretty", str(path))
     assert code == 0 and out != (DATA / "stone.material").read_text()
-    code, out, _ = run(capsys, "decode", "o3de", "--registry", "engine", "--type", MATERIAL,
-                       str(path))
+    code, out, _ = run(capsys, "decode", "o3de", "--pretty", "--registry", "engine", "--type",
+                       MATERIAL, str(path))
     assert code == 0 and out == (DATA / "stone.material").read_text()
-    code, _, err = run(capsys, "decode", "o3de", "--registry", "engine", str(path))
+    code, _, err = run(capsys, "decode", "o3de", "--pretty", "--registry", "engine", str(path))
     assert code == 2 and f"--schema engine needs --type for a file not named .prefab or " \
         f".material, the document's type: {PREFAB} (what a .prefab file holds), {MATERIAL} " in err
-    code, _, err = run(capsys, "decode", "o3de", "--registry", "engine", "--type", "Nope",
-                       str(path))
+    code, _, err = run(capsys, "decode", "o3de", "--pretty", "--registry", "engine", "--type",
+                       "Nope", str(path))
     assert code == 2 and "unknown type: Nope" in err
 
 
 def test_cli_setreg_files_keep_text_rules(capsys: pytest.CaptureFixture[str]) -> None:
     path = DATA / "editor.setreg"  # trailing commas, which the registry's reader takes
-    code, out, err = run(capsys, "decode", "o3de", str(path))
+    code, out, err = run(capsys, "decode", "o3de", "--pretty", str(path))
     assert (code, err) == (0, "")
     assert o3de.parse(out) == {"Amazon": {"Preferences": {"EnablePrefabSystem": True,
                                                            "GridSize": 0.5}}}

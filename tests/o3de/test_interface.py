@@ -16,6 +16,7 @@ import pytest
 
 import gameserde
 from gameserde import o3de
+from gameserde._jsonio import compact_text
 from gameserde.cli import main
 from gameserde.codecs import ByteMap
 from gameserde.errors import (
@@ -116,8 +117,9 @@ def test_a_halted_load_from_jsonable_is_an_encode_error() -> None:
 def test_to_json_and_from_json_are_decode_and_encode_of_the_command_line(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     c = o3de.codec(source="level.prefab")
-    assert c.to_json(UNSAVED) == COURTYARD.decode() and not c.to_json(UNSAVED).endswith("\n")
-    assert c.to_json(UNSAVED, pretty=False) == c.to_json(UNSAVED, pretty=True)
+    pretty = c.to_json(UNSAVED, pretty=True)
+    assert pretty == COURTYARD.decode() and not pretty.endswith("\n")
+    assert c.to_json(UNSAVED) == compact_text(pretty) and "\n" not in c.to_json(UNSAVED)
     assert c.from_json(UNSAVED) == COURTYARD == c.from_json(UNSAVED.decode())
     with pytest.raises(DecodeError, match=r"^o3de encode error at byte 6 \(0x6\): Expecting"):
         c.from_json(b'{"a": ')
@@ -128,8 +130,8 @@ def test_to_json_and_from_json_are_decode_and_encode_of_the_command_line(
         c.to_json(halted)
     path = tmp_path / "level.prefab"
     path.write_bytes(UNSAVED)
-    for verb in ("decode", "encode"):
-        code, out, err = run(capsys, verb, "o3de", str(path))
+    for verb in (["decode", "--pretty"], ["encode"]):
+        code, out, err = run(capsys, verb[0], "o3de", *verb[1:], str(path))
         assert (code, out, err) == (0, COURTYARD.decode(), "")
 
 
@@ -138,8 +140,9 @@ def test_decode_ends_with_a_newline_only_on_a_terminal(
         monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "a.json"
     path.write_text('{"a": 1}')
-    assert run(capsys, "decode", "o3de", str(path))[1] == '{\n    "a": 1\n}'
-    assert run(capsys, "decode", "o3de", "--compact", str(path))[1] == '{\n    "a": 1\n}'
+    assert run(capsys, "decode", "o3de", "--pretty", str(path))[1] == '{\n    "a": 1\n}'
+    assert run(capsys, "decode", "o3de", "--compact", str(path))[1] == '{"a":1}'
+    assert run(capsys, "decode", "o3de", str(path))[1] == '{"a":1}'  # piped: compact
     monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
     assert run(capsys, "decode", "o3de", str(path))[1] == '{\n    "a": 1\n}\n'
 
@@ -382,7 +385,7 @@ def test_issues_are_warnings() -> None:
     wrong = prefab_with(wrong_translate)
     c = o3de.codec(source="a.prefab")
     with pytest.warns(GameserdeWarning) as noted:
-        text = c.to_json(wrong)
+        text = c.to_json(wrong, pretty=True)
     assert [str(w.message) for w in noted] == [
         f"at {TRANSLATE}: Unsupported type. Vector3 can only be read from arrays or objects. "
         "[Unsupported]; kept as the file has it"]
@@ -397,9 +400,9 @@ def test_strict_makes_a_warning_an_error(tmp_path: Path,
                                          capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "a.prefab"
     path.write_bytes(prefab_with(wrong_translate))
-    code, out, err = run(capsys, "decode", "o3de", str(path))
+    code, out, err = run(capsys, "decode", "o3de", "--pretty", str(path))
     assert code == 0 and err.endswith("; kept as the file has it\n")
-    code, out, err = run(capsys, "decode", "o3de", "--strict", str(path))
+    code, out, err = run(capsys, "decode", "o3de", "--pretty", "--strict", str(path))
     assert (code, out) == (1, "")
     assert err == (f"gameserde: {path}: at {TRANSLATE}: Unsupported type. Vector3 can only be "
                    "read from arrays or objects. [Unsupported]; kept as the file has it "
@@ -412,7 +415,7 @@ def test_strict_makes_a_warning_an_error(tmp_path: Path,
 def test_help_names_the_options_and_says_what_decode_does(
         capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
-        main(["decode", "o3de", "--help"])
+        main(["decode", "o3de", "--pretty", "--help"])
     out = capsys.readouterr().out
     assert "read data in the format and write it as JSON" in out
     assert "decode binary data" not in out

@@ -181,7 +181,7 @@ def test_decode_reports_what_the_reader_ignores(tmp_path: Path,
     path.write_bytes(data)
     ignored = parse_root(data, **(SETTINGS if "setreg" in name else {}))[1]
     assert ignored is not None
-    code, err = run(capsys, "decode", "o3de", str(path), "-o", str(out))
+    code, err = run(capsys, "decode", "o3de", "--pretty", str(path), "-o", str(out))
     assert code == 0
     assert err.count("\n") == 1 and f"from byte offset {ignored} on" in err
     if expected is not None:
@@ -194,7 +194,7 @@ def test_decode_reports_what_the_reader_ignores(tmp_path: Path,
 def test_decode_of_the_layouts_file_gives_its_bytes(tmp_path: Path,
                                                     capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "out.setreg"
-    code, err = run(capsys, "decode", "o3de", str(LAYOUTS), "-o", str(out))
+    code, err = run(capsys, "decode", "o3de", "--pretty", str(LAYOUTS), "-o", str(out))
     assert (code, err) == (0, "")
     assert out.read_bytes() == LAYOUTS.read_bytes()
     code, _ = run(capsys, "verify", "o3de", str(LAYOUTS))

@@ -28,6 +28,7 @@ from typing import Any, NamedTuple
 
 from gameserde._bytemap import Path, Region
 from gameserde._expansion import check_factor
+from gameserde._jsonio import compact_text
 from gameserde.codecs import Buffer, ByteMap, Codec
 from gameserde.errors import (
     DecodeError,
@@ -270,11 +271,12 @@ class O3deCodec(Codec):
     def to_json(self, data: str | Buffer, *, pretty: bool = False) -> str:
         """``data`` as the engine writes it (``gameserde decode o3de``): with a registry
         loaded and stored again (defaults left out unless ``keep_defaults``), what the load
-        could not take kept as the file has it and reported. The text is always the
-        engine's layout, whatever ``pretty`` says, and has no final newline; code points
-        U+DC80..U+DCFF stand for bytes that are not UTF-8 (encode it with
-        ``"surrogateescape"``)."""
-        return self._written(self._document(data), self.keep_defaults)
+        could not take kept as the file has it and reported. ``pretty``: the engine's layout
+        (rapidjson's ``PrettyWriter``, as O3DE saves files), else the same on one line (its
+        ``Writer``); no final newline either way. Code points U+DC80..U+DCFF stand for bytes
+        that are not UTF-8 (encode it with ``"surrogateescape"``)."""
+        text = self._written(self._document(data), self.keep_defaults)
+        return text if pretty else compact_text(text)
 
     def _written(self, doc: Any, keep_defaults: bool) -> str:
         if self.registry is None:
@@ -290,7 +292,7 @@ class O3deCodec(Codec):
         """``text`` written as the engine writes it (``gameserde encode o3de``): the bytes of
         :meth:`to_json`; its errors read ``o3de encode error ...``."""
         try:
-            return self.to_json(text).encode("utf-8", "surrogateescape")
+            return self.to_json(text, pretty=True).encode("utf-8", "surrogateescape")
         except DecodeError as e:
             e.verb = "encode"
             raise
@@ -544,9 +546,11 @@ def codec(*, type: str | None = None, registry: Registry | str | None = None,
 
 
 EPILOG = """O3DE's files are JSON text, so decode and encode both read a document and write it
-as the engine's rapidjson PrettyWriter does (4-space indentation, its number forms, repeated
-member names kept, no final newline, with --pretty or --compact alike): integers stay
-integers and doubles doubles. Each file is read as the engine reads its kind: .setreg and
+as the engine's rapidjson writer does (its number forms, repeated member names kept, no final
+newline): encode, and decode with --pretty (the default on a terminal), in the PrettyWriter's
+layout O3DE saves files in (4-space indentation); decode --compact (the default when piped or
+written to a file) on one line, as its Writer. Integers stay integers and doubles doubles.
+Each file is read as the engine reads its kind: .setreg and
 .setregpatch files as the settings registry does (trailing commas, text after the root value
 ignored), others as JsonSerializationUtils does. With a registry (--schema) the document is
 also loaded as --type with the engine's rules and stored again (defaults left out unless
