@@ -48,7 +48,8 @@ def test_decode_prints_flatc_json(files: Path, capsys: pytest.CaptureFixture[str
     exe = flatc()
     subprocess.run([exe, "-b", "-o", str(files), str(files / "m.fbs"), str(files / "m.json")],
                    check=True, capture_output=True)
-    assert main(["decode", "flatbuffers", "-s", str(files / "m.fbs"), str(files / "m.bin")]) == 0
+    assert main(["decode", "flatbuffers", "--pretty", "-s", str(files / "m.fbs"),
+                 str(files / "m.bin")]) == 0
     ours = capsys.readouterr().out
     subprocess.run([exe, "--json", "--strict-json", "-o", str(files / "j"),
                     str(files / "m.fbs"), "--", str(files / "m.bin")], check=True,

@@ -239,7 +239,7 @@ def test_memory_is_within_k_times_the_buffer(family: str) -> None:
 def test_cli_option(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "n.fbs").write_text(hb.NODE_SCHEMA)
     (tmp_path / "dag.bin").write_bytes(hb.dag(8))
-    args = ["decode", "flatbuffers", "--schema", str(tmp_path / "n.fbs"), "-o",
+    args = ["decode", "flatbuffers", "--pretty", "--schema", str(tmp_path / "n.fbs"), "-o",
             str(tmp_path / "out.json"), str(tmp_path / "dag.bin")]
     assert main(args) == 1
     assert "max_expansion=64 times the 180-byte buffer" in capsys.readouterr().err

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 import gameserde
+from gameserde._jsonio import compact_text
 from gameserde.cli import main
 from gameserde.errors import (
     DecodeError,
@@ -59,7 +60,7 @@ def test_the_three_entry_points_make_the_same_codec() -> None:
     for codec in (by_schema, by_name, by_text):
         assert isinstance(codec, FlatBuffersCodec) and codec.format == "flatbuffers"
         assert codec.root == "MyGame.Sample.Monster"
-        assert codec.to_json(DATA) == SCHEMA.to_json(DATA)
+        assert codec.to_json(DATA, pretty=True) == SCHEMA.to_json(DATA)
     assert by_schema.options["schema"] is SCHEMA
 
 
@@ -68,7 +69,9 @@ def test_methods_are_the_module_functions() -> None:
     value = codec.decode(DATA)
     assert value == SCHEMA.decode(DATA)
     assert codec.encode(value) == SCHEMA.encode(value)
-    assert codec.to_json(DATA) == codec.to_json(DATA, pretty=True) == SCHEMA.to_json(DATA)
+    assert codec.to_json(DATA, pretty=True) == SCHEMA.to_json(DATA)
+    assert codec.to_json(DATA) == compact_text(SCHEMA.to_json(DATA)) + "\n"
+    assert "\n" not in codec.to_json(DATA)[:-1]
     assert codec.from_json(MONSTER_JSON) == codec.from_json(MONSTER_JSON.encode()) == DATA
     assert codec.verify(DATA) == f"ok: a sound MyGame.Sample.Monster buffer of {len(DATA)} bytes"
     assert codec.encode(codec.from_jsonable(codec.to_jsonable(value))) == codec.encode(value)
@@ -91,7 +94,7 @@ def test_from_jsonable_wants_an_object() -> None:
 
 def test_options_and_defaults() -> None:
     codec = SCHEMA.codec(defaults_json=True)
-    assert '"mana": 150' in codec.to_json(DATA) and codec.decode(DATA)["mana"] == 150
+    assert '"mana":150' in codec.to_json(DATA) and codec.decode(DATA)["mana"] == 150
     forced = SCHEMA.codec(force_defaults=True).from_json('{"hp": 100}')
     assert len(forced) > len(SCHEMA.from_json('{"hp": 100}'))
     with pytest.raises(DecodeError, match="1:2: expecting: string constant"):
@@ -115,7 +118,7 @@ def test_max_expansion_applies_to_decode_and_to_json() -> None:
     with pytest.raises(DecodeError, match="max_expansion=16"):  # convert decodes
         node.codec().convert(dag, node.codec())
     unlimited = node.codec(max_expansion=None)
-    assert unlimited.to_json(dag) == node.to_json(dag, max_expansion=None)
+    assert unlimited.to_json(dag, pretty=True) == node.to_json(dag, max_expansion=None)
     assert unlimited.decode(dag) == node.decode(dag, max_expansion=None)
 
 
@@ -275,7 +278,6 @@ def test_schema_arguments() -> None:
     ["verify", "--max-depth", "-1"],
     ["inspect", "--max-depth", "x"],
     ["decode", "--max-expansion", "abc"],
-    ["decode", "--compact"],
     ["decode", "--strict-json"],
     ["encode", "--defaults-json"],
     ["inspect", "--annotate-sparse-vectors"],
@@ -322,7 +324,7 @@ def test_bytes_after_a_size_prefixed_buffer_are_a_warning(files: Path,
     argv = ["decode", "flatbuffers", "-s", str(MONSTER_FBS), "--size-prefixed",
             str(files / "extra.bin")]
     code, out, err = run(capsys, *argv)
-    assert code == 0 and '"hp": 7' in out
+    assert code == 0 and '"hp":7' in out
     assert err.startswith(f"gameserde: {files / 'extra.bin'}: the size prefix gives")
     code, out, err = run(capsys, *argv, "--strict")
     assert code == 1 and "(--strict)" in err

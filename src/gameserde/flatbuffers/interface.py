@@ -48,6 +48,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, cast
 
 from gameserde._expansion import check_factor
+from gameserde._jsonio import compact_text
 from gameserde.codecs import Buffer, ByteMap, Codec
 from gameserde.errors import DecodeError, EncodeError, GameserdeWarning, UsageError
 from gameserde.flatbuffers._budget import DEFAULT_JSON_EXPANSION, DEFAULT_MAX_EXPANSION
@@ -90,8 +91,6 @@ class FlatBuffersCodec(Codec):
     :attr:`spec` is plain data when the schema was given as a file or text)."""
 
     format = "flatbuffers"
-    json_output = False  # flatc's text: --pretty/--compact do not apply
-
     def __init__(self, options: Mapping[str, Any], schema: FbsSchema, root: str,
                  schema_name: str = "") -> None:
         super().__init__(options)
@@ -166,12 +165,13 @@ class FlatBuffersCodec(Codec):
     def to_json(self, data: Buffer, *, pretty: bool = False) -> str:
         """The text ``flatc --json --strict-json`` prints for ``data`` (``--defaults-json``
         with ``defaults_json``), within ``max_expansion`` (default 64: characters per byte
-        of the buffer, plus 4096). flatc's layout is the only one: ``pretty`` changes
-        nothing."""
+        of the buffer, plus 4096): ``pretty``, flatc's layout byte for byte; else the same
+        text on one line (flatc's number forms and order kept), ending with a newline."""
         self._note_trailing(_buffer(data))
-        return self.schema.to_json(data, self.root, size_prefixed=self.size_prefixed,
+        text = self.schema.to_json(data, self.root, size_prefixed=self.size_prefixed,
                                    defaults=self.defaults_json,
                                    max_expansion=self.max_expansion)
+        return text if pretty else compact_text(text) + "\n"
 
     def from_json(self, text: str | Buffer) -> bytes:
         """The bytes ``flatc -b`` writes for the JSON ``text`` (flatc's dialect: unquoted
