@@ -11,7 +11,6 @@ option. ``None`` (or ``inf``) means no limit.
 
 from __future__ import annotations
 
-import argparse
 import math
 
 UNLIMITED = 1 << 62
@@ -43,23 +42,3 @@ def exceeded(what: str, limit: int, size: int, factor: object) -> str:
     shown = "inf" if factor is None else f"{float(factor):g}"  # type: ignore[arg-type]
     return (f"{what} for the {size}-byte input (max_expansion={shown}, limit {limit}); a "
             "larger max_expansion allows more (None or inf: no limit)")
-
-
-def cli_factor(text: str) -> float | None:
-    """The argparse type of ``--max-expansion FACTOR`` (``inf``: no limit)."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not value >= 0:
-        raise argparse.ArgumentTypeError(f"not a factor >= 0: {text}")
-    return None if math.isinf(value) else value
-
-
-def add_option(parser: argparse.ArgumentParser, default: float | None, counts: str) -> None:
-    """``--max-expansion FACTOR`` for a format's CLI verb; ``counts`` says what the factor
-    bounds, as a phrase ("the default values a decode builds")."""
-    shown = "inf" if default is None else f"{default:g}"
-    parser.add_argument("--max-expansion", type=cli_factor, default=default, metavar="FACTOR",
-                        help=f"refuse input for which {counts} would exceed FACTOR times the "
-                             f"input's size (hostile input; default {shown}, inf: no limit)")

@@ -194,7 +194,8 @@ def _add_option(fp: argparse.ArgumentParser, option: Option, flags: tuple[str, .
                             help=f"the written side without {flags[0][5:]}")
         return
     fp.add_argument(*flags, dest=dest, type=option.parse, metavar=option.metavar,
-                    choices=option.choices, help=option.help)
+                    choices=option.choices, help=option.help,
+                    action="append" if option.repeat else "store")
 
 
 OUTPUT_HELP = {
@@ -313,10 +314,13 @@ def _run(args: argparse.Namespace, name: str) -> int:
                                  "another form")
             data = _read_input(args.input)
             out, error = _verb(args, codec, out_codec, data, to_terminal, name)
-    finally:  # what was noted before a failure is said too, before it
+    finally:  # what was noted before a failure is said too, before it; each thing once
+        said: set[str] = set()  # (convert loads a schema twice: its notes come twice)
         for w in noted:
             if issubclass(w.category, GameserdeWarning):
-                print(f"gameserde: {name}: {w.message}", file=sys.stderr)
+                if str(w.message) not in said:
+                    said.add(str(w.message))
+                    print(f"gameserde: {name}: {w.message}", file=sys.stderr)
             else:
                 warnings.showwarning(w.message, w.category, w.filename, w.lineno)
     _write_output(args.output, out, sys.stdout.buffer)

@@ -62,7 +62,8 @@ class Option:
 
     ``parse`` turns the command line's text into the value (raising
     :class:`argparse.ArgumentTypeError` with a sentence, a usage error); ``None`` makes a flag
-    (``True`` when given). ``verbs`` are the verbs it applies to. ``output`` marks options
+    (``True`` when given). ``repeat``: the option may be given several times, and its value is
+    the list of them. ``verbs`` are the verbs it applies to. ``output`` marks options
     that describe the written side, which ``convert`` also takes as ``--to-NAME`` (``--to-NAME``
     and ``--to-no-NAME`` for flags). ``default`` is only shown: the codec applies it.
     """
@@ -76,6 +77,7 @@ class Option:
     verbs: tuple[str, ...] = VERBS
     output: bool = False
     default: Any = None
+    repeat: bool = False
     to_help: str = ""
     """The help of ``--to-NAME`` (default: "the written side: " and :attr:`help`)."""
 
@@ -104,9 +106,9 @@ class FormatInfo:
     takes_source: bool = False
 
     def options_for(self, verb: str) -> list[Option]:
-        """The options ``verb`` takes (for ``convert``: those of the input side)."""
-        wanted = "decode" if verb == "convert" else verb
-        return [o for o in self.options if wanted in o.verbs or verb in o.verbs]
+        """The options ``verb`` takes (for ``convert``: those of the read side; the written
+        side's are the ``output`` options that ``encode`` takes)."""
+        return [o for o in self.options if verb in o.verbs]
 
 
 def format_info(name: str) -> FormatInfo:

@@ -51,14 +51,14 @@ def test_the_type_list_options(capsys: pytest.CaptureFixture[str], flag: str) ->
     assert code == 0 and json.loads(out)["m_templateID"] == 1205
 
 
-def test_type_lists_joined_by_the_path_separator_are_merged(
+def test_type_lists_given_several_times_are_merged(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     classes = json.loads(Path(TYPES).read_text())["classes"]
     root = next(k for k, c in classes.items() if c["name"] == "class ItemTemplate")
     a, b = tmp_path / "a.json", tmp_path / "b.json"
     for path, keys in ((a, [root]), (b, [k for k in classes if k != root])):
         path.write_text(json.dumps({"version": 2, "classes": {k: classes[k] for k in keys}}))
-    code, out, _ = run(capsys, "decode", "kingsisle", "-s", f"{a}:{b}", str(ITEM))
+    code, out, _ = run(capsys, "decode", "kingsisle", "-s", str(a), "--types", str(b), str(ITEM))
     assert code == 0 and json.loads(out)["m_templateID"] == 1205
     code, _, err = run(capsys, "decode", "kingsisle", "-s", str(a), str(ITEM))
     assert code == 1 and "no class of the type list has the type hash" in err

@@ -216,7 +216,7 @@ def test_convert_on_the_command_line(tmp_path: Path, capsys: pytest.CaptureFixtu
     code, _, err = run(capsys, "convert", "kingsisle", "-s", TYPES, "--deep",
                        "--skip-unknown-types", str(deep), "--to-no-deep", "-o", str(back))
     assert (code, err) == (0, "") and back.read_bytes() == ITEM  # a read-side option
-    code, _, err = run(capsys, "convert", "kingsisle", "-s", TYPES, "--xml", str(deep),
+    code, _, err = run(capsys, "convert", "kingsisle", "-s", TYPES, "--to-xml", str(deep),
                        "--to-bind", "-o", str(back))
     assert code == 2 and "--bind writes a binary BINd file and --xml the XML form" in err
 

@@ -363,11 +363,6 @@ def codec(schema: str | bytes | os.PathLike[str] | FbsSchema | None = None,
     return FlatBuffersCodec(given, loaded, root, named)
 
 
-def _dirs(text: str) -> tuple[str, ...]:
-    """``-I DIR``: one directory, or several separated by the path separator."""
-    return tuple(d for d in text.split(os.pathsep) if d)
-
-
 FORMAT = FormatInfo(
     name="flatbuffers",
     description="FlatBuffers with a .fbs schema read at run time",
@@ -377,8 +372,8 @@ FORMAT = FormatInfo(
         dataclasses.replace(schema_option("the .fbs schema (the files it includes are read "
                                           "too)", metavar="S.fbs"), parse=pathlib.Path),
         Option("include", ("-I", "--include"),
-               "a directory to search for included schemas, as flatc -I (several: separated "
-               f"by {os.pathsep!r})", parse=_dirs, metavar="DIR"),
+               "a directory to search for included schemas, as flatc -I (repeatable)",
+               parse=str, metavar="DIR", repeat=True),
         type_option("the root table (default: the schema's root_type)",
                     aliases=("--root-type",)),
         Option("size_prefixed", ("--size-prefixed",),
@@ -400,7 +395,7 @@ FORMAT = FormatInfo(
                              "the characters of the JSON (plus 4096), or for convert the bytes "
                              "copied (default 16 there), as offsets may be shared and a small "
                              "buffer stand for a huge tree,",
-                             verbs=("decode",)),
+                             verbs=("decode", "convert")),
         Option("annotate", ("--annotate",),
                "print flatc's --annotate text (the .afb file) instead of the table",
                verbs=("inspect",)),

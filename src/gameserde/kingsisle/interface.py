@@ -313,19 +313,11 @@ def _flags(text: str) -> int:
     return value
 
 
-def _type_lists(text: str) -> str | list[str]:
-    """``--schema``: one type list, or several joined by the path separator (merged)."""
-    parts = text.split(os.pathsep)
-    return parts if len(parts) > 1 else text
-
-
 def make(*, schema: str | os.PathLike[str] | KiSchema | Sequence[str | os.PathLike[str]]
          | None = None, **options: Any) -> KiCodec:
     """The codec of ``gameserde.codec("kingsisle", ...)``: ``schema`` is a type list (a path,
     several paths to merge, or a loaded :class:`KiSchema`); the other options are those of
     :meth:`KiSchema.codec`."""
-    if options.get("version", False) is None:  # the command line's --version, not given
-        del options["version"]
     check_options(FORMAT, {**options, "schema": schema})
     if schema is None:
         raise UsageError("kingsisle codecs need a type list: schema= (--schema/-s TYPES.json)")
@@ -402,9 +394,9 @@ FORMAT = FormatInfo(
                 "BINd files and the XML form",
     make=make,
     options=(
-        replace(schema_option("a wiztype type list (v1 or v2 JSON); several, joined by "
-                              f"'{os.pathsep}', are merged in order", metavar="TYPES.json",
-                              aliases=("--types", "-t")), parse=_type_lists),
+        replace(schema_option("a wiztype type list (v1 or v2 JSON); repeat the option to "
+                              "merge several, in order", metavar="TYPES.json",
+                              aliases=("--types", "-t")), repeat=True),
         Option("flags", ("--flags",), "the serializer flags (decimal or 0x..; see below; "
                f"default 0, and {BIND_FLAGS} for a BINd file written)", parse=_flags,
                metavar="N",
@@ -426,13 +418,13 @@ FORMAT = FormatInfo(
         Option("skip_unknown_types", ("--skip-unknown-types",), "deep mode: read objects of "
                "classes the type list lacks as null and skip unknown properties, each "
                "reported on standard error, instead of failing",
-               verbs=("decode", "verify", "inspect")),
+               verbs=("decode", "verify", "inspect", "convert")),
         replace(max_depth_option(MAX_DEPTH, MAX_DEPTH_LIMIT, ", katsuba's; objects and "
                                  "lists; --recursion-limit is its former name"),
                 flags=("--max-depth", "--recursion-limit")),
         max_expansion_option(MAX_EXPANSION, "the bytes its zlib data inflates to (inspect: "
                              "also the rows of the map, 16 by default there)",
-                             verbs=("decode", "verify", "inspect")),
+                             verbs=("decode", "verify", "inspect", "convert")),
     ),
     epilog=f"""The input of decode, verify, inspect and convert is a stream as a serializer with
 these options reads it (katsuba's defaults: shallow, flags 0, mask 7), a BINd file (it

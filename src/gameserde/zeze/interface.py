@@ -600,7 +600,7 @@ FORMAT = FormatInfo(
         max_depth_option(codec.MAX_DEPTH, DEPTH_LIMIT, "; Java has no limit"),
         max_expansion_option(codec.MAX_EXPANSION,
                              "the default values of absent fields that decoding builds",
-                             verbs=("decode", "verify", "inspect")),
+                             verbs=("decode", "verify", "inspect", "convert")),
     ),
     epilog=EPILOG,
 )
