@@ -379,8 +379,7 @@ FORMAT = FormatInfo(
         Option("size_prefixed", ("--size-prefixed",),
                "the buffer starts with a 32-bit size prefix", output=True),
         Option("defaults_json", ("--defaults-json",),
-               "also print absent scalars with their defaults (flatc --defaults-json); "
-               "convert: write them too, with --to-force-defaults",
+               "also print absent scalars with their defaults (flatc --defaults-json)",
                verbs=("decode",)),
         Option("strict_json", ("--strict-json",),
                "require quoted keys and no trailing commas (flatc --strict-json)",
