@@ -99,6 +99,8 @@ DOCS = Profile(
 )
 
 PROFILES: dict[str, Profile] = {p.name: p for p in (GODOT4, GODOT3, DOCS)}
+"""The profiles by name: ``"godot4"`` (Godot 4.4+), ``"godot3"`` (Godot 3.1+) and ``"docs"``
+(the published documentation's type table, which matches neither engine)."""
 
 
 def get_profile(name: str | Profile) -> Profile:

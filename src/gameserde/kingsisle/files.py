@@ -29,6 +29,7 @@ from gameserde.kingsisle.typelist import KiSchema
 __all__ = ["BIND_FLAGS", "BIND_MAGIC", "read_bind", "write_bind"]
 
 BIND_MAGIC = b"BINd"
+"""The four bytes a ``BINd`` file starts with."""
 BIND_FLAGS = STATEFUL_FLAGS | COMPACT_LENGTH_PREFIXES | WITH_COMPRESSION
 """The serializer flags of the game's own ``BINd`` files (0x0B)."""
 

@@ -31,11 +31,17 @@ __all__ = ["ALL_FLAGS", "COMPACT_LENGTH_PREFIXES", "FORBID_DELTA_ENCODE", "HUMAN
            "Inflating", "Serializer", "option_value", "trailing_inflated", "warn_skipped"]
 
 STATEFUL_FLAGS = 1 << 0
+"""Serializer flag 0x01: the flags are written at the start of the stream (and read from it)."""
 COMPACT_LENGTH_PREFIXES = 1 << 1
+"""Serializer flag 0x02: lengths of strings and lists are written in compact forms."""
 HUMAN_READABLE_ENUMS = 1 << 2
+"""Serializer flag 0x04: enums are written as their option names, not their values."""
 WITH_COMPRESSION = 1 << 3
+"""Serializer flag 0x08: the stream may be zlib-compressed (a marker and sizes first)."""
 FORBID_DELTA_ENCODE = 1 << 4
+"""Serializer flag 0x10: properties marked for delta encoding are written all the same."""
 ALL_FLAGS = 0x1F
+"""Every serializer flag gameserde knows: the others are refused."""
 
 INFLATED_NOTE = " (the offset is in the inflated data)"
 """Ends the message of an error inside compressed data, whose offset is in the inflated
