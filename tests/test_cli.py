@@ -169,3 +169,29 @@ def test_closed_output_pipe_is_quiet(tmp_path: Path) -> None:
     proc.stdout.close()  # the reader goes away before the output is written
     code, _, err = outcome(proc)
     assert (code, err) == (141, "")
+
+
+# ---------------------------------------------------------------------------------------------
+# Only the format a command names is imported
+
+
+def imported_formats(*argv: str) -> set[str]:
+    """The format packages ``gameserde ARGV`` imports, in a fresh interpreter."""
+    code = ("import sys\nfrom gameserde.cli import main\n"
+            "try:\n    main(sys.argv[1:])\nexcept SystemExit:\n    pass\n"
+            "names = ('godot', 'flatbuffers', 'zeze', 'kingsisle', 'o3de')\n"
+            "print(' '.join(n for n in names if 'gameserde.' + n in sys.modules))")
+    proc = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True,
+                          timeout=60)
+    return set(proc.stdout.split())
+
+
+def test_help_imports_no_format() -> None:
+    assert imported_formats("--help") == set()
+    assert imported_formats("decode", "--help") == set()
+
+
+def test_a_command_imports_its_format_only() -> None:
+    assert imported_formats("verify", "godot", "--framing", "store_var", str(SAVEGAME)) == {
+        "godot"}
+    assert imported_formats("decode", "o3de", "--help") == {"o3de"}

@@ -2,7 +2,8 @@
 
 Fenced code blocks are run in document order, per file, in a fresh folder holding a copy of
 ``examples/`` (so ``examples/godot/savegame.sav`` is found as it is from the project root, and
-files the examples write stay there):
+files the examples write stay there). Every file an example writes must be under ``out/``,
+which git ignores, so that following the docs in a checkout leaves nothing untracked:
 
 - ```` ```python ```` blocks are executed, all blocks of a file in one namespace, so a snippet
   may use what an earlier one defined;
@@ -136,7 +137,12 @@ def run_document(path: Path, workdir: Path) -> None:
 
 @pytest.mark.parametrize("path", DOCUMENTS, ids=lambda p: p.relative_to(ROOT).as_posix())
 def test_examples_run_as_written(path: Path, workdir: Path) -> None:
+    before = {p for p in workdir.rglob("*") if p.is_file()}
     run_document(path, workdir)
+    written = {p.relative_to(workdir).as_posix() for p in workdir.rglob("*")
+               if p.is_file() and p not in before and "__pycache__" not in p.parts}
+    # Run in a checkout, the examples must leave nothing git would show: only out/ (ignored).
+    assert not {w for w in written if not w.startswith("out/")}, sorted(written)
 
 
 @pytest.mark.parametrize("path", DOCUMENTS, ids=lambda p: p.relative_to(ROOT).as_posix())
