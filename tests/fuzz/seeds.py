@@ -400,6 +400,32 @@ def cli_kingsisle() -> list[bytes]:
     return out
 
 
+def cli_convert() -> list[bytes]:
+    """Each format's CLI seeds as the input of a conversion to other options (see
+    :func:`targets.cli_convert` for the selector bytes)."""
+    out = []
+    for index, buf in _godot_buffers()[:8]:
+        out.append(bytes([(index % 3) << 3, index << 2 | (index % 4) << 4]) + buf)
+    sav = (ROOT / "examples" / "godot" / "savegame.sav").read_bytes()
+    out += [bytes([0, 1 | 2 << 4]) + sav, bytes([1 << 3, 1 | 64]) + sav]
+    for index, buf in fb_buffers()[::3]:
+        out.append(bytes([1 | 16 | 32 * (index % 2), index]) + buf)
+    for seed in cli_zeze():
+        if seed[0] & 3 != 1:  # not encode's JSON: binary beans and frames
+            bean = seed[0] >> 4 & 7
+            out.append(bytes([2 | (seed[0] & 4) << 1, bean | bean << 3]) + seed[2:])
+    for seed in cli_kingsisle():
+        if seed[0] & 3 != 1:
+            deep = 32 if seed[0] & 4 else 0
+            out.append(bytes([3 | (seed[1] ^ 1) << 3 & 0xF8, seed[1] & 31 | deep | 64])
+                       + seed[2:])
+    for path in sorted(O3DE_DATA.glob("*.*")):
+        kind = ("", ".prefab", ".material", ".setreg").index(path.suffix) \
+            if path.suffix in (".prefab", ".material", ".setreg") else 0
+        out.append(bytes([4, kind | 4]) + path.read_bytes())
+    return out
+
+
 def o3de_parse() -> list[bytes]:
     """O3DE-like documents: prefab, setreg and material shapes, comments, repeated names,
     numbers at rapidjson's edges, escapes."""
@@ -549,6 +575,7 @@ SEEDS: dict[str, Callable[[], list[bytes]]] = {
     "cli": cli,
     "cli.zeze": cli_zeze,
     "cli.kingsisle": cli_kingsisle,
+    "cli.convert": cli_convert,
     "cli.o3de": lambda: [bytes([verb | (4 if n % 2 else 0)]) + doc
                          for n, doc in enumerate(o3de_parse()) for verb in range(4)]
     + [bytes([verb | 8 * ("", ".prefab", ".material", ".setreg").index(path.suffix)

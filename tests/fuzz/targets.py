@@ -1342,6 +1342,60 @@ def cli_o3de(data: bytes) -> None:
     check_cli(argv, data)
 
 
+CONVERT_FORMATS = ("godot", "flatbuffers", "zeze", "kingsisle", "o3de")
+GODOT_FRAMINGS = ("raw", "store_var", "packet_stream", "base64")
+
+
+def cli_convert(data: bytes) -> None:
+    """``gameserde convert FORMAT`` with options on both sides, with the checks of
+    :func:`cli`. Byte 0: bits 0-2 the format (of :data:`CONVERT_FORMATS`), bits 3-7 the
+    written side; byte 1 the read side. Godot: byte 1 bits 0-1 ``--framing``, 2-3
+    ``--profile``, 4-5 ``--to-framing``, bit 6 ``--big-endian``; byte 0 bits 3-4
+    ``--to-profile``. FlatBuffers: byte 1 the schema; byte 0 bit 3 ``--size-prefixed``, bit 4
+    the other side's prefix, bit 5 ``--to-force-defaults``. Zeze: byte 0 bit 3 ``--frame``;
+    byte 1 bits 0-2 ``--type``, 3-5 ``--to-type``. KingsIsle: byte 1 bits 0-4 ``--flags``,
+    bit 5 ``--deep``, bit 6 ``--to-deep``, bit 7 ``--to-xml``; byte 0 bits 3-7 ``--to-flags``.
+    O3DE: byte 1 bits 0-1 the file's suffix (none, .prefab, .material, .setreg), bit 2
+    ``--to-keep-defaults`` (typed files)."""
+    if len(data) < 2:
+        return
+    a, b = data[0], data[1]
+    fmt = CONVERT_FORMATS[(a & 7) % len(CONVERT_FORMATS)]
+    suffix = ("", ".prefab", ".material", ".setreg")[b & 3] if fmt == "o3de" else ""
+    path = workdir() / f"convert{suffix}"
+    path.write_bytes(data[2:])
+    argv = ["convert", fmt, str(path)]
+    if fmt == "godot":
+        argv += ["--framing", GODOT_FRAMINGS[b & 3], "--profile",
+                 GODOT_PROFILES[(b >> 2 & 3) % 3], "--to-framing", GODOT_FRAMINGS[b >> 4 & 3],
+                 "--to-profile", GODOT_PROFILES[(a >> 3 & 3) % 3]]
+        if b & 64 and b & 3 == 1:
+            argv += ["--big-endian"] + ([] if b >> 4 & 3 == 1 else ["--to-no-big-endian"])
+    elif fmt == "flatbuffers":
+        files = cli_schema_files()
+        argv += ["--schema", files[(b & 31) % len(files)]]
+        if a & 8:
+            argv.append("--size-prefixed")
+        if a & 16:
+            argv.append("--to-no-size-prefixed" if a & 8 else "--to-size-prefixed")
+        if a & 32:
+            argv.append("--to-force-defaults")
+    elif fmt == "zeze":
+        argv += ["--schema", zeze_cli_schema()]
+        if a & 8:
+            argv.append("--frame")
+        else:
+            argv += ["--type", ZEZE_CLI_BEANS[b & 7], "--to-type", ZEZE_CLI_BEANS[b >> 3 & 7]]
+    elif fmt == "kingsisle":
+        argv += ["-s", kingsisle_cli_types(), "--flags", str(b & 31), "--to-flags",
+                 str(a >> 3 & 31)]
+        argv += [flag for bit, flag in ((32, "--deep"), (64, "--to-deep"), (128, "--to-xml"))
+                 if b & bit]
+    elif b & 4 and suffix in (".prefab", ".material"):
+        argv.append("--to-keep-defaults")
+    check_cli(argv, data)
+
+
 def check_cli(argv: list[str], data: bytes) -> None:
     """Run ``argv``: a documented exit status, no traceback, the same result with and
     without the accelerators, output linear in the input."""
@@ -1394,5 +1448,6 @@ TARGETS: dict[str, Callable[[bytes], None]] = {
     "cli.zeze": cli_zeze,
     "cli.kingsisle": cli_kingsisle,
     "cli.o3de": cli_o3de,
+    "cli.convert": cli_convert,
 }
 """Every target by name (the name is also its folder under ``tests/fuzz/corpus``)."""
