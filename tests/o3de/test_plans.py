@@ -9,7 +9,6 @@ hand everything to the reference).
 
 from __future__ import annotations
 
-import copy
 import importlib
 import json
 import math
@@ -121,8 +120,8 @@ def test_conformance_cases_both_ways(case: dict[str, Any]) -> None:
 
 def _walk(value: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
     yield path
-    if isinstance(value, dict):
-        for name, member in value.items():
+    if isinstance(value, dict):  # the dict's own members (a JsonObject's items() are its pairs)
+        for name, member in dict.items(value):
             yield from _walk(member, (*path, name))
     elif isinstance(value, list):
         for index, item in enumerate(value):
@@ -132,7 +131,7 @@ def _walk(value: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
 def _replace(value: Any, path: tuple[Any, ...], new: Any) -> Any:
     if not path:
         return new
-    out = copy.copy(value)
+    out = dict(value) if isinstance(value, dict) else list(value)  # plain: no stale pairs
     out[path[0]] = _replace(value[path[0]], path[1:], new)
     return out
 
