@@ -1,0 +1,168 @@
+"""gameserde.batch: one action over many inputs, on a process pool or any executor, with
+every record equal to the single-file result, failures listed and the rest still done."""
+
+from __future__ import annotations
+
+import json
+import threading
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import gameserde
+from gameserde import batch, godot
+from gameserde.errors import UsageError
+
+ROOT = Path(__file__).resolve().parents[2]
+ZEZE_SCHEMA = str(ROOT / "examples" / "zeze" / "game.xml")
+
+
+def godot_corpus(root: Path, n: int = 300, corrupt: int = 5) -> dict[str, bytes]:
+    """``n`` small Godot 4 files in nested folders and ``corrupt`` truncated ones, by key."""
+    files = {}
+    for i in range(n):
+        value = {"id": i, "name": f"player {i}", "pos": godot.Vector3(i, -i, 0.5),
+                 "tags": ["a"] * (i % 4)}
+        files[f"{i % 7}/{i % 3}/save{i}.bin"] = godot.encode(value)
+    for i in range(corrupt):
+        files[f"bad/save{i}.bin"] = godot.encode({"id": i, "name": "cut"})[:-3]
+    for key, data in files.items():
+        (root / key).parent.mkdir(parents=True, exist_ok=True)
+        (root / key).write_bytes(data)
+    return files
+
+
+def test_decode_to_json_lines_on_the_process_pool(tmp_path: Path) -> None:
+    files = godot_corpus(tmp_path / "corpus")
+    out = tmp_path / "out.jsonl"
+    summary = batch.run("decode", [tmp_path / "corpus"], "godot", jsonl=out)
+    assert (summary.inputs, summary.ok, summary.failed) == (len(files), len(files) - 5, 5)
+    assert summary.bytes == sum(map(len, files.values()))
+    single = gameserde.codec("godot")
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [line["key"] for line in lines] == sorted(files)  # input order: the sorted walk
+    for line in lines:
+        data = files[line["key"]]
+        if line["key"].startswith("bad/"):
+            with pytest.raises(gameserde.DecodeError) as e:
+                single.decode(data)
+            assert (line["error"], line["offset"]) == (str(e.value), e.value.offset)
+        else:
+            assert line["value"] == json.loads(single.to_json(data))
+    assert sorted(f.key for f in summary.failures) == [f"bad/save{i}.bin" for i in range(5)]
+    assert all(f.offset is not None and f.message.startswith("godot decode error at byte")
+               for f in summary.failures)
+
+
+def test_convert_mirror_tree_round_trips_to_identical_bytes(tmp_path: Path) -> None:
+    files = godot_corpus(tmp_path / "corpus", n=120, corrupt=0)
+    there = batch.run("convert", [tmp_path / "corpus"], "godot",
+                      to={"framing": "store_var"}, out_dir=tmp_path / "framed")
+    assert (there.ok, there.failed) == (120, 0)
+    back = batch.run("convert", [tmp_path / "framed"], "godot", framing="store_var",
+                     to={"framing": "raw"}, out_dir=tmp_path / "back")
+    assert (back.ok, back.failed) == (120, 0)
+    for key, data in files.items():
+        assert (tmp_path / "back" / key).read_bytes() == data
+        assert (tmp_path / "framed" / key).read_bytes() == godot.store_var(godot.decode(data))
+
+
+def test_records_on_a_thread_pool_and_a_schema_format(tmp_path: Path) -> None:
+    role = gameserde.codec("zeze", schema=ZEZE_SCHEMA, type="BRole")
+    good = role.from_json((ROOT / "examples" / "zeze" / "role.json").read_text())
+    records = [(f"row {i}", good) for i in range(50)] + [("row bad", good[:10])]
+    with ThreadPoolExecutor(2) as pool:
+        summary = batch.run("verify", records, "zeze", executor=pool, schema=ZEZE_SCHEMA,
+                            type="BRole", jsonl=tmp_path / "v.jsonl")
+    assert (summary.ok, summary.failed) == (50, 1)
+    [failure] = summary.failures
+    assert failure.key == "row bad" and failure.message.startswith("zeze decode error at byte")
+    lines = [json.loads(line) for line in (tmp_path / "v.jsonl").read_text().splitlines()]
+    assert lines[0] == {"key": "row 0", "report": role.verify(good)}
+
+
+class CountingPool(ThreadPoolExecutor):
+    """A thread pool that records the most futures it held at once."""
+
+    def __init__(self) -> None:
+        super().__init__(max_workers=2)
+        self.outstanding = 0
+        self.most = 0
+        self.lock = threading.Lock()
+
+    def submit(self, fn: Any, /, *args: Any, **kwargs: Any) -> Future[Any]:
+        with self.lock:
+            self.outstanding += 1
+            self.most = max(self.most, self.outstanding)
+        future = super().submit(fn, *args, **kwargs)
+        future.add_done_callback(self._done)
+        return future
+
+    def _done(self, _: Future[Any]) -> None:
+        with self.lock:
+            self.outstanding -= 1
+
+
+def test_work_in_flight_is_bounded_whatever_the_corpus_size() -> None:
+    data = godot.encode(1)
+    consumed = 0
+
+    def records() -> Any:
+        nonlocal consumed
+        for i in range(20_000):
+            consumed += 1
+            yield (str(i), data)
+
+    with CountingPool() as pool:
+        summary = batch.run("verify", records(), "godot", executor=pool)
+    assert (summary.inputs, summary.ok, consumed) == (20_000, 20_000, 20_000)
+    assert pool.most <= 4  # two chunks per worker: memory does not grow with the corpus
+
+
+def test_a_run_that_stops_leaves_no_half_written_json_lines(tmp_path: Path) -> None:
+    class Broken(ThreadPoolExecutor):
+        def submit(self, fn: Any, /, *args: Any, **kwargs: Any) -> Future[Any]:
+            raise RuntimeError("the cluster went away")
+
+    with Broken(1) as pool, pytest.raises(RuntimeError):
+        batch.run("decode", [("a", godot.encode(1))], "godot", executor=pool,
+                  jsonl=tmp_path / "out.jsonl")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_mirrored_keys_stay_inside_the_output_folder(tmp_path: Path) -> None:
+    data = godot.encode([1, 2])
+    with ThreadPoolExecutor(1) as pool:
+        batch.run("decode", [("../../evil.bin", data), ("/abs/x.bin", data)], "godot",
+                  executor=pool, out_dir=tmp_path / "out")
+    written = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*.json"))
+    assert written == ["out/abs/x.bin.json", "out/evil.bin.json"]
+
+
+@pytest.mark.parametrize(("call", "message"), [
+    (dict(action="decompile"), "no batch action 'decompile'"),
+    (dict(action="decode", to={"profile": "godot3"}), "to= applies to convert only"),
+    (dict(action="decode", max_depth=-1), "max_depth"),
+    (dict(action="convert", out_dir=None, jsonl="x.jsonl"), "convert writes files"),
+    (dict(action="verify", out_dir="out"), "verify writes no files"),
+])
+def test_usage_errors(call: dict[str, Any], message: str, tmp_path: Path,
+                      monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    action = call.pop("action")
+    with pytest.raises(UsageError, match=message):
+        batch.run(action, [("a", godot.encode(1))], "godot", **call)
+    assert not (tmp_path / "x.jsonl").exists()
+
+
+def test_globs_directories_and_files(tmp_path: Path) -> None:
+    godot_corpus(tmp_path, n=12, corrupt=0)
+    names = [str(tmp_path / "0" / "0" / "save0.bin"), str(tmp_path / "1" / "**" / "*.bin"),
+             str(tmp_path / "2")]
+    with ThreadPoolExecutor(1) as pool:
+        summary = batch.run("verify", names, "godot", executor=pool)
+        flat = batch.run("verify", [tmp_path / "2"], "godot", executor=pool, recursive=False)
+    assert summary.inputs == 1 + 2 + 2 and summary.ok == summary.inputs  # i = 0; 1, 8; 2, 9
+    assert flat.inputs == 0  # the files are a level down
