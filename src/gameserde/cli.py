@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import textwrap
 import warnings
 from collections.abc import Sequence
 from dataclasses import replace
@@ -56,16 +57,6 @@ EXIT_STATUS = """exit status:
 
 ACCELERATORS = ("godot", "flatbuffers-encoder", "flatbuffers-reader", "flatbuffers-json",
                 "flatbuffers-schema", "zeze", "kingsisle", "o3de")
-
-
-class CommandError(Exception):
-    """A failure a format's glue reports about another file than the input (its schema, for
-    example): ``gameserde: MESSAGE`` is printed as it is, so the message starts with that
-    file's name, and the command exits with ``status``."""
-
-    def __init__(self, message: str, status: int) -> None:
-        super().__init__(message)
-        self.status = status
 
 
 def accelerator_states() -> dict[str, str]:
@@ -154,9 +145,18 @@ def build_parser(only: tuple[str, str] | None = None) -> argparse.ArgumentParser
 def _add_arguments(fp: argparse.ArgumentParser, verb: str, fmt: str) -> None:
     """The options of ``gameserde VERB FMT``: the shared ones, then the format's."""
     info = format_info(fmt)
-    fp.add_argument("input", metavar="FILE", help="input file, or - for standard input")
+    if verb == "encode":
+        fp.add_argument("inputs", nargs=1, metavar="FILE",
+                        help="the JSON file, or - for standard input")
+    else:
+        fp.add_argument("inputs", nargs="+", metavar="FILE",
+                        help="input files, directories (their files; -r: below them too) or "
+                             "globs (quoted: 'saves/**/*.sav'); - for standard input. More "
+                             "than one, a directory or a glob make a batch: see below")
     fp.add_argument("-o", "--output", metavar="OUT", default=None,
                     help=OUTPUT_HELP[verb])
+    if verb != "encode":
+        _add_batch_arguments(fp, verb)
     if verb == "decode":
         style = fp.add_mutually_exclusive_group()
         style.add_argument("--pretty", dest="pretty", action="store_true", default=None,
@@ -198,14 +198,46 @@ def _add_option(fp: argparse.ArgumentParser, option: Option, flags: tuple[str, .
                     action="append" if option.repeat else "store")
 
 
+def _add_batch_arguments(fp: argparse.ArgumentParser, verb: str) -> None:
+    batch = fp.add_argument_group("batches", textwrap.fill(
+        "With several inputs the verb runs on all of them, on every core: failures are listed "
+        "on standard error with a summary, and the exit status is 1 when any input failed. "
+        "Outputs: -o DIR (the same relative paths; decode adds .json, inspect .map.json), "
+        "--jsonl FILE (one line per input, with its key; decode and inspect write JSON Lines "
+        "on standard output when neither is given).", 88))
+    batch.add_argument("-r", "--recursive", action="store_true", default=False,
+                       help="read the files below the directories named, not only theirs")
+    if verb != "convert":  # convert writes files
+        batch.add_argument("--jsonl", metavar="FILE", default=None,
+                           help="write one JSON line per input (its key and value, report or "
+                                "error) to FILE")
+    batch.add_argument("-j", "--jobs", metavar="N", type=_jobs, default=None,
+                       help="worker processes (default: one per core)")
+    batch.add_argument("--fail-fast", action="store_true", default=False,
+                       help="stop at the first input that fails")
+
+
+def _jobs(text: str) -> int:
+    try:
+        value = int(text, 10)
+    except ValueError:
+        value = 0
+    if not 1 <= value <= 1024:
+        raise argparse.ArgumentTypeError(f"a number of processes from 1 to 1024 is needed, "
+                                         f"not {text!r}")
+    return value
+
+
 OUTPUT_HELP = {
-    "decode": "write the JSON to OUT (default: standard output)",
+    "decode": "write the JSON to OUT (default: standard output); a batch: under the folder "
+              "OUT",
     "encode": "write the binary data to OUT (default: standard output when it is not a "
               "terminal)",
     "verify": "write the report to OUT (default: standard output)",
-    "inspect": "write the map to OUT (default: standard output)",
+    "inspect": "write the map to OUT (default: standard output); a batch: under the folder "
+               "OUT",
     "convert": "write the converted data to OUT (default: standard output when it is not a "
-               "terminal)",
+               "terminal); a batch: under the folder OUT",
 }
 
 
@@ -249,11 +281,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         if extra:  # said by the format's own parser, whose usage lists what it takes
             _subparser(parser, args.verb, args.format).error(
                 f"unrecognized arguments: {' '.join(extra)}")
+        if args.verb != "encode" and _is_batch(args):
+            from gameserde.batch.command import run_command
+
+            read, written = codec_options(args)
+            return run_command(args, read, written)
+        args.input = args.inputs[0]
         name = "<stdin>" if args.input == "-" else args.input
         return _run(args, name)
-    except (CommandError, UsageError) as e:
+    except UsageError as e:
         print(f"gameserde: {e}", file=sys.stderr)
-        return e.status if isinstance(e, CommandError) else 2
+        return 2
     except SchemaError as e:  # its message starts with the schema's file name
         print(f"gameserde: {e}", file=sys.stderr)
         return 1
@@ -278,7 +316,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 3
 
 
-_CLI_KEYS = ("verb", "format", "input", "output", "pretty", "map_as", "strict")
+def _is_batch(args: argparse.Namespace) -> bool:
+    """Whether the command names a batch: several inputs, a directory or a glob, or one of
+    the batch options (``--jsonl``, ``-j``, ``-r``)."""
+    inputs: list[str] = args.inputs
+    return (len(inputs) > 1 or getattr(args, "jsonl", None) is not None or args.jobs is not None
+            or args.recursive or any(os.path.isdir(i) or set("*?[") & set(i)
+                                     for i in inputs))
+
+
+_CLI_KEYS = ("verb", "format", "input", "inputs", "output", "pretty", "map_as", "strict",
+             "recursive", "jsonl", "jobs", "fail_fast")
 
 
 def codec_options(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, Any]]:

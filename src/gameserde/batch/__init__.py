@@ -55,6 +55,10 @@ class Summary:
     noted: int = 0
     seconds: float = 0.0
     failures: list[Failure] = field(default_factory=list)
+    notes: list[tuple[str, str]] = field(default_factory=list)
+    """``(key, note)`` for each note an input gave."""
+    stopped: bool = False
+    """True when ``fail_fast`` stopped the batch at a failure (the rest was not read)."""
 
     @property
     def throughput(self) -> float:
@@ -68,11 +72,14 @@ class Summary:
 
 def run(action: str, inputs: Iterable[Source], format: str, *, to: dict[str, Any] | None = None,
         executor: Executor | None = None, jsonl: str | os.PathLike[str] | None = None,
-        out_dir: str | os.PathLike[str] | None = None, recursive: bool = True,
+        stdout: bool = False, out_dir: str | os.PathLike[str] | None = None,
+        recursive: bool = True, fail_fast: bool = False, strict: bool = False,
         **options: Any) -> Summary:
     """Run ``action`` over ``inputs`` with the codec ``gameserde.codec(format, **options)``;
     for ``convert``, ``to`` holds the written side's options that differ. Writes JSON Lines
-    to ``jsonl`` and files under ``out_dir`` when given; returns the :class:`Summary`."""
+    to ``jsonl`` (or, with ``stdout``, to standard output) and files under ``out_dir`` when
+    given; ``fail_fast`` stops at the first failure, ``strict`` makes a note a failure.
+    Returns the :class:`Summary`."""
     if action not in ACTIONS:
         raise UsageError(f"no batch action {action!r}; the actions are {', '.join(ACTIONS)}")
     format_info(format).make(**options)  # options that do not go together fail here, once
@@ -84,7 +91,9 @@ def run(action: str, inputs: Iterable[Source], format: str, *, to: dict[str, Any
     elif to:
         raise UsageError("to= applies to convert only")
     sinks: list[JsonLines | Mirror] = []
-    jsonl_sink = JsonLines(jsonl, action) if jsonl is not None else None
+    if stdout and jsonl is not None:
+        raise UsageError("JSON Lines go to one place: a file (jsonl=) or standard output")
+    jsonl_sink = JsonLines(jsonl, action) if jsonl is not None or stdout else None
     if jsonl_sink is not None:
         sinks.append(jsonl_sink)
     if out_dir is not None:
@@ -96,8 +105,8 @@ def run(action: str, inputs: Iterable[Source], format: str, *, to: dict[str, Any
     started = time.perf_counter()
     done = False
     try:
-        _drive(pool, action, spec, written, items(inputs, recursive=recursive), sinks,
-               summary)
+        _drive(pool, (action, spec, written, strict), items(inputs, recursive=recursive),
+               sinks, summary, fail_fast)
         done = True
     finally:
         if own:
@@ -108,20 +117,32 @@ def run(action: str, inputs: Iterable[Source], format: str, *, to: dict[str, Any
     return summary
 
 
-def _drive(pool: Executor, action: str, spec: Spec, written: Spec | None,
-           found: Iterable[Item], sinks: list[JsonLines | Mirror], summary: Summary) -> None:
+def _drive(pool: Executor, task: tuple[str, Spec, Spec | None, bool], found: Iterable[Item],
+           sinks: list[JsonLines | Mirror], summary: Summary, fail_fast: bool) -> None:
     """Submit chunks with at most a few in flight per worker, and take results in order."""
     limit = 2 * (getattr(pool, "_max_workers", None) or os.cpu_count() or 1)
     pending: deque[Future[list[Outcome]]] = deque()
     for chunk in chunks(found):
-        pending.append(pool.submit(run_chunk, action, spec, written, chunk))
+        pending.append(pool.submit(run_chunk, *task[:3], chunk, task[3]))
         while len(pending) >= limit:
-            _take(pending.popleft().result(), sinks, summary)
+            if not _take(pending.popleft().result(), sinks, summary, fail_fast):
+                _stop(pending, summary)
+                return
     while pending:
-        _take(pending.popleft().result(), sinks, summary)
+        if not _take(pending.popleft().result(), sinks, summary, fail_fast):
+            _stop(pending, summary)
+            return
 
 
-def _take(outcomes: list[Outcome], sinks: list[JsonLines | Mirror], summary: Summary) -> None:
+def _stop(pending: deque[Future[list[Outcome]]], summary: Summary) -> None:
+    summary.stopped = True
+    for future in pending:
+        future.cancel()
+
+
+def _take(outcomes: list[Outcome], sinks: list[JsonLines | Mirror], summary: Summary,
+          fail_fast: bool = False) -> bool:
+    """Count and write ``outcomes``; False when ``fail_fast`` must stop the batch here."""
     for outcome in outcomes:
         summary.inputs += 1
         summary.bytes += outcome.size
@@ -133,5 +154,9 @@ def _take(outcomes: list[Outcome], sinks: list[JsonLines | Mirror], summary: Sum
                                             outcome.path))
         if outcome.notes:
             summary.noted += 1
+            summary.notes.extend((outcome.key, note) for note in outcome.notes)
         for sink in sinks:
             sink.write(outcome)
+        if fail_fast and outcome.error is not None:
+            return False
+    return True

@@ -5,6 +5,7 @@ return one :class:`Outcome` per input, failures included (the batch goes on afte
 from __future__ import annotations
 
 import json
+import os
 import warnings
 from dataclasses import dataclass, field
 from typing import Any
@@ -12,6 +13,7 @@ from typing import Any
 from gameserde.batch.inputs import Item
 from gameserde.codecs import Codec, codec
 from gameserde.errors import GameserdeError, GameserdeWarning
+from gameserde.formats import format_info
 
 __all__ = ["ACTIONS", "Outcome", "Spec", "run_chunk"]
 
@@ -39,23 +41,37 @@ class Outcome:
 _CODECS: dict[str, Codec] = {}
 
 
-def _codec(spec: Spec) -> Codec:
-    key = repr(spec)
+def _codec(spec: Spec, item: Item) -> Codec:
+    """The codec of ``spec`` for ``item``, built once per process. A format that reads by
+    the file's kind (``FormatInfo.takes_source``: O3DE) gets a codec per file extension."""
+    format, options = spec
+    if "source" not in options and format_info(format).takes_source:
+        options = {**options, "source": "input" + os.path.splitext(item.path or item.key)[1]}
+    key = repr((format, options))
     made = _CODECS.get(key)
     if made is None:
-        made = _CODECS[key] = codec(spec[0], **spec[1])
+        made = _CODECS[key] = codec(format, **options)
     return made
 
 
-def run_chunk(action: str, spec: Spec, to: Spec | None, chunk: list[Item]) -> list[Outcome]:
+def run_chunk(action: str, spec: Spec, to: Spec | None, chunk: list[Item],
+              strict: bool = False) -> list[Outcome]:
     """``action`` on every input of ``chunk``, with the codec of ``spec`` (and for convert
-    the one of ``to``)."""
-    reader = _codec(spec)
-    writer = _codec(to) if to is not None else None
-    return [_one(action, reader, writer, item) for item in chunk]
+    the one of ``to``); ``strict``: a note fails its input."""
+    out = []
+    for item in chunk:
+        try:
+            reader = _codec(spec, item)
+            writer = _codec(to, item) if to is not None else None
+        except GameserdeError as e:
+            out.append(Outcome(item.key, item.size, error=str(e)))
+            continue
+        out.append(_one(action, reader, writer, item, strict))
+    return out
 
 
-def _one(action: str, reader: Codec, writer: Codec | None, item: Item) -> Outcome:
+def _one(action: str, reader: Codec, writer: Codec | None, item: Item,
+         strict: bool) -> Outcome:
     try:
         if item.data is not None:
             data = item.data
@@ -66,13 +82,15 @@ def _one(action: str, reader: Codec, writer: Codec | None, item: Item) -> Outcom
         return Outcome(item.key, 0, error=e.strerror or str(e))
     outcome = Outcome(item.key, len(data))
     with warnings.catch_warnings(record=True) as noted:
-        warnings.simplefilter("always", GameserdeWarning)
+        warnings.simplefilter("error" if strict else "always", GameserdeWarning)
         try:
             outcome.output = _act(action, reader, writer, data)
         except GameserdeError as e:
             outcome.error = str(e)
             outcome.offset = getattr(e, "offset", None)
             outcome.path = getattr(e, "path", None)
+        except GameserdeWarning as e:
+            outcome.error = f"{e} (strict)"
     outcome.notes = [str(w.message) for w in noted if issubclass(w.category, GameserdeWarning)]
     return outcome
 

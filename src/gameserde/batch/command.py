@@ -1,0 +1,54 @@
+"""The command line's batch mode: ``gameserde VERB FORMAT`` with several inputs, a directory,
+a glob, ``--jsonl``, ``-j`` or ``-r`` (``gameserde.cli`` decides, without importing this).
+The action runs through :func:`gameserde.batch.run`; each note and failure is one line on
+standard error (``gameserde: KEY: MESSAGE``), then a summary line; the exit status is 1 when
+any input failed."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any
+
+from gameserde.batch import Summary, run
+from gameserde.errors import UsageError
+
+__all__ = ["run_command"]
+
+def run_command(args: argparse.Namespace, read: dict[str, Any],
+                written: dict[str, Any]) -> int:
+    """Run the batch the arguments name; print failures and the summary on standard error."""
+    verb = args.verb
+    if "-" in args.inputs:
+        raise UsageError("standard input (-) is one input: it cannot be part of a batch")
+    if verb == "encode":
+        raise UsageError("encode takes one JSON file; batches decode, verify, inspect and "
+                         "convert")
+    if verb == "convert" and args.output is None:
+        raise UsageError("a batch convert writes its files under -o DIR")
+    if verb == "verify" and args.output is not None:
+        raise UsageError("a batch verify writes no files: its reports go to --jsonl FILE")
+    jsonl = getattr(args, "jsonl", None)
+    if verb in ("decode", "inspect") and args.output is None and jsonl is None:
+        jsonl = "-"  # JSON Lines on standard output
+    to = {k: v for k, v in written.items() if read.get(k, object()) != v}
+    with ProcessPoolExecutor(max_workers=args.jobs or os.cpu_count() or 1) as pool:
+        summary = run(verb, args.inputs, args.format, to=to if verb == "convert" else None,
+                      executor=pool, jsonl=None if jsonl == "-" else jsonl,
+                      stdout=jsonl == "-", out_dir=args.output, recursive=args.recursive,
+                      fail_fast=args.fail_fast, strict=args.strict, **read)
+    return report(summary)
+
+
+def report(summary: Summary) -> int:
+    """Each note and failure, then the summary, on standard error; 1 when any input
+    failed."""
+    for key, note in summary.notes:
+        print(f"gameserde: {key}: {note}", file=sys.stderr)
+    for failure in summary.failures:
+        print(f"gameserde: {failure.key}: {failure.message}", file=sys.stderr)
+    stopped = " (stopped at the first failure: --fail-fast)" if summary.stopped else ""
+    print(f"gameserde: {summary}{stopped}", file=sys.stderr)
+    return 1 if summary.failed else 0
