@@ -576,6 +576,11 @@ SEEDS: dict[str, Callable[[], list[bytes]]] = {
     "cli.zeze": cli_zeze,
     "cli.kingsisle": cli_kingsisle,
     "cli.convert": cli_convert,
+    "cli.batch": lambda: [bytes([verb | framing << 2, cut]) + buf
+                          for verb in range(4) for framing, cut in ((0, 0), (1, 128))
+                          for _, buf in _godot_buffers()[:3]]
+    + [bytes([verb | 1 << 2, 200]) + (ROOT / "examples" / "godot" / "savegame.sav").read_bytes()
+       for verb in range(4)],
     "cli.o3de": lambda: [bytes([verb | (4 if n % 2 else 0)]) + doc
                          for n, doc in enumerate(o3de_parse()) for verb in range(4)]
     + [bytes([verb | 8 * ("", ".prefab", ".material", ".setreg").index(path.suffix)

@@ -1396,10 +1396,41 @@ def cli_convert(data: bytes) -> None:
     check_cli(argv, data)
 
 
-def check_cli(argv: list[str], data: bytes) -> None:
+def cli_batch(data: bytes) -> None:
+    """``gameserde VERB godot`` as a batch over a folder of the input's pieces (byte 0: bits
+    0-1 the verb of decode, verify, inspect, convert; bits 2-3 the framing; bit 4
+    ``--fail-fast``, bit 5 ``--strict``; byte 1: where the rest is cut into three files),
+    with the checks of :func:`cli`: one process (``-j 1``), outputs under a fresh folder."""
+    if len(data) < 2:
+        return
+    a, b = data[0], data[1]
+    folder = workdir() / "batch"
+    shutil.rmtree(folder, ignore_errors=True)
+    (folder / "in" / "sub").mkdir(parents=True)
+    body = data[2:]
+    cut = b * len(body) // 255
+    pieces = (body[:cut // 2], body[cut // 2:cut], body[cut:])
+    for name, piece in zip(("a.bin", "sub/b.bin", "sub/c.bin"), pieces, strict=True):
+        (folder / "in" / name).write_bytes(piece)
+    verb = ("decode", "verify", "inspect", "convert")[a & 3]
+    framing = GODOT_FRAMINGS[a >> 2 & 3]
+    argv = [verb, "godot", str(folder / "in"), "-r", "-j", "1", "--framing", framing]
+    argv += [flag for bit, flag in ((16, "--fail-fast"), (32, "--strict")) if a & bit]
+    if verb == "convert":
+        argv += ["--to-framing", GODOT_FRAMINGS[(a >> 2 & 3) ^ 1], "-o", str(folder / "out")]
+    check_cli(argv, data, timeless=True)
+
+
+def check_cli(argv: list[str], data: bytes, *, timeless: bool = False) -> None:
     """Run ``argv``: a documented exit status, no traceback, the same result with and
-    without the accelerators, output linear in the input."""
-    _, result = both_paths("cli " + " ".join(argv[:2]), lambda: run_cli(argv))
+    without the accelerators (``timeless``: apart from the seconds a batch's summary gives),
+    output linear in the input."""
+    def once() -> tuple[int, bytes, str]:
+        status, stdout, stderr = run_cli(argv)
+        return status, stdout, re.sub(r" in \d+\.\d+ s:", " in - s:", stderr) if timeless \
+            else stderr
+
+    _, result = both_paths("cli " + " ".join(argv[:2]), once)
     status, stdout, stderr = result
     what = f"gameserde {' '.join(argv[:2])}"
     first = stderr.strip().split("\n")[0][:200] if stderr.strip() else ""
@@ -1449,5 +1480,6 @@ TARGETS: dict[str, Callable[[bytes], None]] = {
     "cli.kingsisle": cli_kingsisle,
     "cli.o3de": cli_o3de,
     "cli.convert": cli_convert,
+    "cli.batch": cli_batch,
 }
 """Every target by name (the name is also its folder under ``tests/fuzz/corpus``)."""
