@@ -4,6 +4,7 @@ and a summary; exit status 1 when any input failed; outputs as single files woul
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -101,3 +102,30 @@ def test_usage_errors(argv: list[str], capsys: pytest.CaptureFixture[str]) -> No
         status = int(e.code or 0)
     assert status == 2
     assert "Traceback" not in capsys.readouterr().err
+
+
+def test_a_progress_bar_on_a_terminal_only(corpus: Path, monkeypatch: pytest.MonkeyPatch,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["verify", "godot", "--framing", "store_var", "-r", "-j", "1", str(corpus)]
+    main(argv)
+    assert "B/s" not in capsys.readouterr().err  # not a terminal: the summary only
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    main(argv)
+    drawn = capsys.readouterr().err
+    assert "gameserde: " in drawn and "B/s" in drawn and "\r" in drawn  # tqdm's bar
+    monkeypatch.setitem(sys.modules, "tqdm", None)  # the progress extra not installed
+    main(argv)
+    assert "no progress bar: pip install 'gameserde[progress]' adds one (tqdm)" in \
+        capsys.readouterr().err
+
+
+def test_progress_is_told_of_every_input(corpus: Path) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    from gameserde import batch
+
+    seen: list[int] = []
+    with ThreadPoolExecutor(1) as pool:
+        summary = batch.run("verify", [corpus], "godot", framing="store_var", executor=pool,
+                            progress=lambda outcome: seen.append(outcome.size))
+    assert len(seen) == summary.inputs == 32 and sum(seen) == summary.bytes

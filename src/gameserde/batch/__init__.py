@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 import time
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -74,12 +74,13 @@ def run(action: str, inputs: Iterable[Source], format: str, *, to: dict[str, Any
         executor: Executor | None = None, jsonl: str | os.PathLike[str] | None = None,
         stdout: bool = False, out_dir: str | os.PathLike[str] | None = None,
         recursive: bool = True, fail_fast: bool = False, strict: bool = False,
-        **options: Any) -> Summary:
+        progress: Callable[[Outcome], None] | None = None, **options: Any) -> Summary:
     """Run ``action`` over ``inputs`` with the codec ``gameserde.codec(format, **options)``;
     for ``convert``, ``to`` holds the written side's options that differ. Writes JSON Lines
     to ``jsonl`` (or, with ``stdout``, to standard output) and files under ``out_dir`` when
-    given; ``fail_fast`` stops at the first failure, ``strict`` makes a note a failure.
-    Returns the :class:`Summary`."""
+    given; ``fail_fast`` stops at the first failure, ``strict`` makes a note a failure;
+    ``progress`` is called with each input's outcome as it is taken. Returns the
+    :class:`Summary`."""
     if action not in ACTIONS:
         raise UsageError(f"no batch action {action!r}; the actions are {', '.join(ACTIONS)}")
     format_info(format).make(**options)  # options that do not go together fail here, once
@@ -90,7 +91,7 @@ def run(action: str, inputs: Iterable[Source], format: str, *, to: dict[str, Any
         format_info(format).make(**written[1])
     elif to:
         raise UsageError("to= applies to convert only")
-    sinks: list[JsonLines | Mirror] = []
+    sinks: list[Sink] = []
     if stdout and jsonl is not None:
         raise UsageError("JSON Lines go to one place: a file (jsonl=) or standard output")
     jsonl_sink = JsonLines(jsonl, action) if jsonl is not None or stdout else None
@@ -98,6 +99,8 @@ def run(action: str, inputs: Iterable[Source], format: str, *, to: dict[str, Any
         sinks.append(jsonl_sink)
     if out_dir is not None:
         sinks.append(Mirror(out_dir, action))
+    if progress is not None:
+        sinks.append(_Progress(progress))
     own = executor is None
     pool = ProcessPoolExecutor(max_workers=os.cpu_count() or 1) if own else executor
     assert pool is not None
@@ -118,7 +121,7 @@ def run(action: str, inputs: Iterable[Source], format: str, *, to: dict[str, Any
 
 
 def _drive(pool: Executor, task: tuple[str, Spec, Spec | None, bool], found: Iterable[Item],
-           sinks: list[JsonLines | Mirror], summary: Summary, fail_fast: bool) -> None:
+           sinks: list[Sink], summary: Summary, fail_fast: bool) -> None:
     """Submit chunks with at most a few in flight per worker, and take results in order."""
     limit = 2 * (getattr(pool, "_max_workers", None) or os.cpu_count() or 1)
     pending: deque[Future[list[Outcome]]] = deque()
@@ -134,13 +137,26 @@ def _drive(pool: Executor, task: tuple[str, Spec, Spec | None, bool], found: Ite
             return
 
 
+class _Progress:
+    """A sink that tells ``report`` of each outcome (a progress bar's update)."""
+
+    def __init__(self, report: Callable[[Outcome], None]) -> None:
+        self.report = report
+
+    def write(self, outcome: Outcome) -> None:
+        self.report(outcome)
+
+
+Sink = JsonLines | Mirror | _Progress
+
+
 def _stop(pending: deque[Future[list[Outcome]]], summary: Summary) -> None:
     summary.stopped = True
     for future in pending:
         future.cancel()
 
 
-def _take(outcomes: list[Outcome], sinks: list[JsonLines | Mirror], summary: Summary,
+def _take(outcomes: list[Outcome], sinks: list[Sink], summary: Summary,
           fail_fast: bool = False) -> bool:
     """Count and write ``outcomes``; False when ``fail_fast`` must stop the batch here."""
     for outcome in outcomes:

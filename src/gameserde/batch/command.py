@@ -34,12 +34,35 @@ def run_command(args: argparse.Namespace, read: dict[str, Any],
     if verb in ("decode", "inspect") and args.output is None and jsonl is None:
         jsonl = "-"  # JSON Lines on standard output
     to = {k: v for k, v in written.items() if read.get(k, object()) != v}
-    with ProcessPoolExecutor(max_workers=args.jobs or os.cpu_count() or 1) as pool:
-        summary = run(verb, args.inputs, args.format, to=to if verb == "convert" else None,
-                      executor=pool, jsonl=None if jsonl == "-" else jsonl,
-                      stdout=jsonl == "-", out_dir=args.output, recursive=args.recursive,
-                      fail_fast=args.fail_fast, strict=args.strict, **read)
+    bar = _progress_bar()
+    try:
+        with ProcessPoolExecutor(max_workers=args.jobs or os.cpu_count() or 1) as pool:
+            summary = run(verb, args.inputs, args.format, to=to if verb == "convert" else None,
+                          executor=pool, jsonl=None if jsonl == "-" else jsonl,
+                          stdout=jsonl == "-", out_dir=args.output, recursive=args.recursive,
+                          fail_fast=args.fail_fast, strict=args.strict,
+                          progress=None if bar is None else
+                          lambda outcome: bar.update(outcome.size), **read)
+    finally:
+        if bar is not None:
+            bar.close()
     return report(summary)
+
+
+def _progress_bar() -> Any:
+    """A tqdm bar of bytes on standard error when it is a terminal (files and bytes done, the
+    rate, the time left is unknown: the inputs are read as they go); None otherwise, or
+    without the ``progress`` extra, which a line then names."""
+    if not sys.stderr.isatty():
+        return None
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        print("gameserde: no progress bar: pip install 'gameserde[progress]' adds one (tqdm)",
+              file=sys.stderr)
+        return None
+    return tqdm(unit="B", unit_scale=True, unit_divisor=1024, file=sys.stderr,
+                desc="gameserde", leave=False)
 
 
 def report(summary: Summary) -> int:
