@@ -129,3 +129,16 @@ def test_progress_is_told_of_every_input(corpus: Path) -> None:
         summary = batch.run("verify", [corpus], "godot", framing="store_var", executor=pool,
                             progress=lambda outcome: seen.append(outcome.size))
     assert len(seen) == summary.inputs == 32 and sum(seen) == summary.bytes
+
+
+def test_a_format_read_by_file_kind_gets_its_codec_per_input(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    prefab = Path(__file__).resolve().parents[2] / "examples" / "o3de" / "courtyard.prefab"
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "courtyard.prefab").write_bytes(prefab.read_bytes())
+    there, back = tmp_path / "full", tmp_path / "lean"
+    assert run(capsys, "convert", "o3de", "--to-keep-defaults", str(tmp_path / "in"), "-o",
+               str(there))[0] == 0
+    assert run(capsys, "convert", "o3de", "--keep-defaults", "--to-no-keep-defaults",
+               str(there), "-o", str(back))[0] == 0
+    assert (back / "courtyard.prefab").read_bytes() == prefab.read_bytes()

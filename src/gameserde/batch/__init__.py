@@ -83,14 +83,17 @@ def run(action: str, inputs: Iterable[Source], format: str, *, to: dict[str, Any
     :class:`Summary`."""
     if action not in ACTIONS:
         raise UsageError(f"no batch action {action!r}; the actions are {', '.join(ACTIONS)}")
-    format_info(format).make(**options)  # options that do not go together fail here, once
+    info = format_info(format)
     spec: Spec = (format, dict(options))
     written: Spec | None = None
     if action == "convert":
         written = (format, {**options, **(to or {})})
-        format_info(format).make(**written[1])
     elif to:
         raise UsageError("to= applies to convert only")
+    if not info.takes_source:  # options that do not go together fail here, once (a codec
+        for checked in (spec, written):  # that reads by file kind is checked per input)
+            if checked is not None:
+                info.make(**checked[1])
     sinks: list[Sink] = []
     if stdout and jsonl is not None:
         raise UsageError("JSON Lines go to one place: a file (jsonl=) or standard output")
