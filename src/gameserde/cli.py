@@ -213,6 +213,11 @@ def _add_batch_arguments(fp: argparse.ArgumentParser, verb: str) -> None:
                                 "error) to FILE")
     batch.add_argument("-j", "--jobs", metavar="N", type=_jobs, default=None,
                        help="worker processes (default: one per core)")
+    batch.add_argument("--dask", metavar="ADDRESS", default=None,
+                       help="run on the Dask cluster whose scheduler is at ADDRESS "
+                            "(tcp://host:8786; its workers read the inputs by path), or on "
+                            "a local one started for the run: --dask local (-j N workers, "
+                            "default one per core); needs the dask extra")
     batch.add_argument("--fail-fast", action="store_true", default=False,
                        help="stop at the first input that fails")
 
@@ -318,15 +323,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _is_batch(args: argparse.Namespace) -> bool:
     """Whether the command names a batch: several inputs, a directory or a glob, or one of
-    the batch options (``--jsonl``, ``-j``, ``-r``)."""
+    the batch options (``--jsonl``, ``-j``, ``--dask``, ``-r``)."""
     inputs: list[str] = args.inputs
     return (len(inputs) > 1 or getattr(args, "jsonl", None) is not None or args.jobs is not None
-            or args.recursive or any(os.path.isdir(i) or set("*?[") & set(i)
-                                     for i in inputs))
+            or args.dask is not None or args.recursive
+            or any(os.path.isdir(i) or set("*?[") & set(i) for i in inputs))
 
 
 _CLI_KEYS = ("verb", "format", "input", "inputs", "output", "pretty", "map_as", "strict",
-             "recursive", "jsonl", "jobs", "fail_fast")
+             "recursive", "jsonl", "jobs", "dask", "fail_fast")
 
 
 def codec_options(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, Any]]:

@@ -9,7 +9,9 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
 from typing import Any
 
 from gameserde.batch import Summary, run
@@ -36,7 +38,7 @@ def run_command(args: argparse.Namespace, read: dict[str, Any],
     to = {k: v for k, v in written.items() if read.get(k, object()) != v}
     bar = _progress_bar()
     try:
-        with ProcessPoolExecutor(max_workers=args.jobs or os.cpu_count() or 1) as pool:
+        with _executor(args) as pool:
             summary = run(verb, args.inputs, args.format, to=to if verb == "convert" else None,
                           executor=pool, jsonl=None if jsonl == "-" else jsonl,
                           stdout=jsonl == "-", out_dir=args.output, recursive=args.recursive,
@@ -47,6 +49,20 @@ def run_command(args: argparse.Namespace, read: dict[str, Any],
         if bar is not None:
             bar.close()
     return report(summary)
+
+
+@contextmanager
+def _executor(args: argparse.Namespace) -> Iterator[Any]:
+    """The pool of ``-j N`` processes (default: one per core), or with ``--dask`` a client of
+    the cluster (``local``: one started for the run, of ``-j N`` workers)."""
+    if args.dask is not None:
+        from gameserde.batch import cluster
+
+        with cluster.client(args.dask, args.jobs) as client:
+            yield client
+        return
+    with ProcessPoolExecutor(max_workers=args.jobs or os.cpu_count() or 1) as pool:
+        yield pool
 
 
 def _progress_bar() -> Any:
