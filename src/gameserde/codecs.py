@@ -17,6 +17,8 @@ same methods with the same meaning:
                                  :attr:`ByteMap.error` says where it stops)
 ``convert(data, to) -> bytes``   data read with this codec written with another codec of the
                                  same format (another profile, flags, framing ...)
+``to_row(value) -> Row | None``  the value as a row of the shared type model, for tables
+                                 (Parquet); None where the format has no schema for it
 ===============================  ===========================================================
 
 :func:`codec` builds one from a format's name and keyword options, the same options as the
@@ -38,8 +40,9 @@ from typing import Any, ClassVar
 
 from gameserde._bytemap import Region, render
 from gameserde.errors import GameserdeError, UsageError
+from gameserde.schema.model import Schema, Type
 
-__all__ = ["Buffer", "ByteMap", "Codec", "codec"]
+__all__ = ["Buffer", "ByteMap", "Codec", "Row", "codec"]
 
 Buffer = bytes | bytearray | memoryview
 """The binary data codecs read."""
@@ -113,6 +116,48 @@ class Codec(abc.ABC):
             raise UsageError(f"convert writes the same format: a {self.format} codec cannot "
                              f"write {to.format}; decode to JSON and encode that instead")
         return to.encode(self.decode(data))
+
+    def to_row(self, value: Any) -> Row | None:
+        """``value`` (what :meth:`decode` returns) as a :class:`Row` of the shared type
+        model, which a table (a Parquet dataset) stores in typed columns; None when the
+        codec cannot tell (the table then keeps :meth:`to_json`'s text)."""
+        return None
+
+
+@dataclass(frozen=True)
+class Row:
+    """A decoded value as a row of the shared type model (:mod:`gameserde.schema.model`).
+
+    ``name`` names the table the row goes to (the root type's name: rows of one name have
+    one column layout); ``type`` is the row's type in ``schema`` (a :class:`Ref` to a
+    record, usually), and ``value`` the value in row form, plain Python that follows the
+    type:
+
+    ======================  ===================================================================
+    type                    row form
+    ======================  ===================================================================
+    ``Int``                 ``int`` (all 64 bits of a ``uint64`` kept)
+    ``Float``               ``float`` (a ``Float(32)`` holds a value a float32 can)
+    ``Bool``                ``bool``
+    ``String``              ``str``
+    ``Bytes``               ``bytes``
+    ``List``, ``Set``       ``list``
+    ``Map``                 ``list`` of ``(key, value)`` pairs
+    ``Optional``            the inner type's form, or ``None``
+    ``Enum``                ``int``: the value on the wire
+    ``Record``              ``dict`` of field name to value, inherited fields too; an absent
+                            field is missing or ``None``
+    ``Union``               ``(member name, value)``, or ``None`` for none
+    ======================  ===================================================================
+
+    A value without a schema (a Godot Variant) has ``schema`` and ``type`` None and JSON
+    values as ``value``: the table keeps its JSON text.
+    """
+
+    name: str
+    schema: Schema | None
+    type: Type | None
+    value: Any
 
 
 @dataclass

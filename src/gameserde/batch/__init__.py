@@ -10,7 +10,8 @@ The codec travels as its spec (format and options, plain data), and each worker 
 once. Work goes out in chunks of up to 4 MiB or 512 inputs, with a bounded number in flight,
 so memory stays flat however large the corpus; results come back in input order. A failure
 does not stop the batch: it is counted and listed with its input's key, byte offset and
-message. Outputs: JSON Lines (``jsonl=``) and a mirror tree of files (``out_dir=``).
+message. Outputs: JSON Lines (``jsonl=``), a mirror tree of files (``out_dir=``) and a
+Parquet dataset (``parquet=``, :mod:`gameserde.batch.parquet`).
 """
 
 from __future__ import annotations
@@ -19,13 +20,15 @@ import os
 import time
 from collections import deque
 from collections.abc import Callable, Iterable
-from concurrent.futures import Executor, Future, ProcessPoolExecutor
+from concurrent.futures import Executor, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any
 
+from gameserde.batch import cluster
 from gameserde.batch.inputs import Item, Source, chunks, items
 from gameserde.batch.outputs import JsonLines, Mirror
-from gameserde.batch.work import ACTIONS, Outcome, Spec, run_chunk
+from gameserde.batch.parquet import Dataset
+from gameserde.batch.work import ACTIONS, Outcome, Spec, Task, run_chunk
 from gameserde.errors import UsageError
 from gameserde.formats import format_info
 
@@ -71,15 +74,20 @@ class Summary:
 
 
 def run(action: str, inputs: Iterable[Source], format: str, *, to: dict[str, Any] | None = None,
-        executor: Executor | None = None, jsonl: str | os.PathLike[str] | None = None,
+        executor: Executor | Any = None, jsonl: str | os.PathLike[str] | None = None,
         stdout: bool = False, out_dir: str | os.PathLike[str] | None = None,
+        parquet: str | os.PathLike[str] | None = None, parquet_enums: str = "name",
         recursive: bool = True, fail_fast: bool = False, strict: bool = False,
         progress: Callable[[Outcome], None] | None = None, **options: Any) -> Summary:
     """Run ``action`` over ``inputs`` with the codec ``gameserde.codec(format, **options)``;
-    for ``convert``, ``to`` holds the written side's options that differ. Writes JSON Lines
-    to ``jsonl`` (or, with ``stdout``, to standard output) and files under ``out_dir`` when
-    given; ``fail_fast`` stops at the first failure, ``strict`` makes a note a failure;
-    ``progress`` is called with each input's outcome as it is taken. Returns the
+    for ``convert``, ``to`` holds the written side's options that differ. ``executor`` runs
+    the chunks: any :class:`~concurrent.futures.Executor`, or a :class:`distributed.Client`
+    (through its executor; workers read inputs by path). Writes JSON Lines to ``jsonl``
+    (or, with ``stdout``, to standard output), files under ``out_dir`` and a Parquet
+    dataset in ``parquet`` (:mod:`gameserde.batch.parquet`; ``parquet_enums``: ``"name"`` or
+    ``"int"``) when given; ``fail_fast`` stops at the first failure, ``strict`` makes a
+    note a failure; ``progress`` is called with each input's outcome as it is taken (its
+    ``output`` is set only when JSON Lines or files are written). Returns the
     :class:`Summary`."""
     if action not in ACTIONS:
         raise UsageError(f"no batch action {action!r}; the actions are {', '.join(ACTIONS)}")
@@ -94,42 +102,55 @@ def run(action: str, inputs: Iterable[Source], format: str, *, to: dict[str, Any
         for checked in (spec, written):  # that reads by file kind is checked per input)
             if checked is not None:
                 info.make(**checked[1])
-    sinks: list[Sink] = []
+    if not (executor is None or isinstance(executor, Executor) or cluster.is_client(executor)):
+        raise UsageError("executor= takes a concurrent.futures.Executor or a "
+                         "distributed.Client")
+    if parquet is not None and action == "convert":
+        raise UsageError("convert writes files (-o DIR), not a Parquet dataset")
     if stdout and jsonl is not None:
         raise UsageError("JSON Lines go to one place: a file (jsonl=) or standard output")
+    dataset = Dataset(parquet, parquet_enums, spec) if parquet is not None else None
+    sinks: list[Sink] = []
     jsonl_sink = JsonLines(jsonl, action) if jsonl is not None or stdout else None
     if jsonl_sink is not None:
         sinks.append(jsonl_sink)
     if out_dir is not None:
         sinks.append(Mirror(out_dir, action))
+    output = bool(sinks)
     if progress is not None:
         sinks.append(_Progress(progress))
+    task = Task(action, spec, written, strict, output,
+                None if dataset is None else dataset.target)
     own = executor is None
     pool = ProcessPoolExecutor(max_workers=os.cpu_count() or 1) if own else executor
-    assert pool is not None
+    workers = getattr(pool, "_max_workers", None) or os.cpu_count() or 1
+    if cluster.is_client(executor):
+        pool, workers = cluster.executor(executor), cluster.workers(executor)
     summary = Summary()
     started = time.perf_counter()
     done = False
     try:
-        _drive(pool, (action, spec, written, strict), items(inputs, recursive=recursive),
-               sinks, summary, fail_fast)
+        _drive(pool, workers, task, items(inputs, recursive=recursive), sinks, summary,
+               fail_fast)
         done = True
     finally:
         if own:
             pool.shutdown(cancel_futures=True)
         if jsonl_sink is not None:
             jsonl_sink.close(keep=done)
+        if dataset is not None:
+            dataset.close(keep=done and not summary.stopped)
         summary.seconds = time.perf_counter() - started
     return summary
 
 
-def _drive(pool: Executor, task: tuple[str, Spec, Spec | None, bool], found: Iterable[Item],
+def _drive(pool: Executor, workers: int, task: Task, found: Iterable[Item],
            sinks: list[Sink], summary: Summary, fail_fast: bool) -> None:
-    """Submit chunks with at most a few in flight per worker, and take results in order."""
-    limit = 2 * (getattr(pool, "_max_workers", None) or os.cpu_count() or 1)
+    """Submit chunks with at most two in flight per worker, and take results in order."""
+    limit = 2 * workers
     pending: deque[Future[list[Outcome]]] = deque()
-    for chunk in chunks(found):
-        pending.append(pool.submit(run_chunk, *task[:3], chunk, task[3]))
+    for index, chunk in enumerate(chunks(found)):
+        pending.append(pool.submit(run_chunk, task, chunk, index))
         while len(pending) >= limit:
             if not _take(pending.popleft().result(), sinks, summary, fail_fast):
                 _stop(pending, summary)
@@ -154,9 +175,12 @@ Sink = JsonLines | Mirror | _Progress
 
 
 def _stop(pending: deque[Future[list[Outcome]]], summary: Summary) -> None:
+    """Cancel what has not started and wait for what has (so that no worker writes after
+    the batch ends)."""
     summary.stopped = True
     for future in pending:
         future.cancel()
+    wait(pending)
 
 
 def _take(outcomes: list[Outcome], sinks: list[Sink], summary: Summary,

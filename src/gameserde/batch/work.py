@@ -10,12 +10,21 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
+from gameserde._jsonio import dumps
 from gameserde.batch.inputs import Item
-from gameserde.codecs import Codec, codec
+from gameserde.batch.parquet import (
+    Target,
+    inspect_table,
+    json_table,
+    table_of,
+    verify_table,
+    write_part,
+)
+from gameserde.codecs import Codec, Row, codec
 from gameserde.errors import GameserdeError, GameserdeWarning
 from gameserde.formats import format_info
 
-__all__ = ["ACTIONS", "Outcome", "Spec", "run_chunk"]
+__all__ = ["ACTIONS", "Outcome", "Spec", "Task", "run_chunk"]
 
 ACTIONS = ("decode", "verify", "inspect", "convert")
 
@@ -54,24 +63,41 @@ def _codec(spec: Spec, item: Item) -> Codec:
     return made
 
 
-def run_chunk(action: str, spec: Spec, to: Spec | None, chunk: list[Item],
-              strict: bool = False) -> list[Outcome]:
-    """``action`` on every input of ``chunk``, with the codec of ``spec`` (and for convert
-    the one of ``to``); ``strict``: a note fails its input."""
+@dataclass(frozen=True)
+class Task:
+    """What a batch does to each of its chunks, as plain data that pickles: the ``action``
+    with the codec of ``spec`` (for convert, ``to`` writes); ``strict`` makes a note a
+    failure; ``output``: outcomes carry their output (for JSON Lines, a mirror tree or the
+    caller); ``parquet``: where the chunk's Parquet part goes."""
+
+    action: str
+    spec: Spec
+    to: Spec | None = None
+    strict: bool = False
+    output: bool = True
+    parquet: Target | None = None
+
+
+def run_chunk(task: Task, chunk: list[Item], index: int = 0) -> list[Outcome]:
+    """``task`` on every input of ``chunk``, the ``index``-th chunk of its batch (which
+    numbers its Parquet part)."""
     out = []
+    tables = _Tables(task) if task.parquet is not None else None
     for item in chunk:
         try:
-            reader = _codec(spec, item)
-            writer = _codec(to, item) if to is not None else None
+            reader = _codec(task.spec, item)
+            writer = _codec(task.to, item) if task.to is not None else None
         except GameserdeError as e:
             out.append(Outcome(item.key, item.size, error=str(e)))
             continue
-        out.append(_one(action, reader, writer, item, strict))
+        out.append(_one(task, reader, writer, item, tables))
+    if tables is not None and task.parquet is not None:
+        write_part(task.parquet, index, tables.build(out))
     return out
 
 
-def _one(action: str, reader: Codec, writer: Codec | None, item: Item,
-         strict: bool) -> Outcome:
+def _one(task: Task, reader: Codec, writer: Codec | None, item: Item,
+         tables: _Tables | None) -> Outcome:
     try:
         if item.data is not None:
             data = item.data
@@ -82,9 +108,11 @@ def _one(action: str, reader: Codec, writer: Codec | None, item: Item,
         return Outcome(item.key, 0, error=e.strerror or str(e))
     outcome = Outcome(item.key, len(data))
     with warnings.catch_warnings(record=True) as noted:
-        warnings.simplefilter("error" if strict else "always", GameserdeWarning)
+        warnings.simplefilter("error" if task.strict else "always", GameserdeWarning)
         try:
-            outcome.output = _act(action, reader, writer, data)
+            output = _act(task.action, reader, writer, data, tables, outcome)
+            if task.output or (task.action == "verify" and tables is not None):
+                outcome.output = output
         except GameserdeError as e:
             outcome.error = str(e)
             outcome.offset = getattr(e, "offset", None)
@@ -92,11 +120,16 @@ def _one(action: str, reader: Codec, writer: Codec | None, item: Item,
         except GameserdeWarning as e:
             outcome.error = f"{e} (strict)"
     outcome.notes = [str(w.message) for w in noted if issubclass(w.category, GameserdeWarning)]
+    if outcome.error is not None and tables is not None:
+        tables.drop(outcome)
     return outcome
 
 
-def _act(action: str, reader: Codec, writer: Codec | None, data: bytes) -> str | bytes:
+def _act(action: str, reader: Codec, writer: Codec | None, data: bytes,
+         tables: _Tables | None, outcome: Outcome) -> str | bytes:
     if action == "decode":
+        if tables is not None:
+            return tables.decoded(reader, data, outcome)
         return reader.to_json(data).rstrip("\n")
     if action == "verify":
         return reader.verify(data)
@@ -106,4 +139,82 @@ def _act(action: str, reader: Codec, writer: Codec | None, data: bytes) -> str |
     byte_map = reader.inspect(data)
     if byte_map.error is not None:
         raise byte_map.error
-    return json.dumps(byte_map.to_jsonable(), separators=(",", ":"))
+    mapped = byte_map.to_jsonable()
+    if tables is not None:
+        tables.regions(outcome, mapped["rows"])
+    return json.dumps(mapped, separators=(",", ":"))
+
+
+class _Tables:
+    """The rows a chunk puts in Parquet, by table, until :meth:`build` makes its tables."""
+
+    def __init__(self, task: Task) -> None:
+        assert task.parquet is not None
+        self.task = task
+        self.enums = task.parquet.enums
+        self.rows: dict[str, tuple[list[Outcome], list[Row]]] = {}
+        self.texts: tuple[list[Outcome], list[str]] = ([], [])
+        self.mapped: list[tuple[Outcome, dict[str, Any]]] = []
+
+    def decoded(self, reader: Codec, data: bytes, outcome: Outcome) -> str:
+        """Decode ``data`` into a row (or, for a format without a schema, its JSON text);
+        return the JSON text when the outcome carries it."""
+        row = None if type(reader).to_row is Codec.to_row else reader.to_row(
+            reader.decode(data))
+        if row is None or row.type is None:
+            text = (reader.to_json(data).rstrip("\n") if row is None or self.task.output
+                    else "")
+            self.texts[0].append(outcome)
+            self.texts[1].append(text if row is None else
+                                 dumps(row.value, pretty=False).decode("utf-8").rstrip("\n"))
+            return text
+        owners, rows = self.rows.setdefault(row.name, ([], []))
+        owners.append(outcome)
+        rows.append(row)
+        return reader.to_json(data).rstrip("\n") if self.task.output else ""
+
+    def regions(self, outcome: Outcome, rows: list[dict[str, Any]]) -> None:
+        self.mapped.extend((outcome, row) for row in rows)
+
+    def drop(self, outcome: Outcome) -> None:
+        """Leave out the rows of an input that failed after giving them."""
+        for owners, rows in self.rows.values():
+            while owners and owners[-1] is outcome:
+                owners.pop()
+                rows.pop()
+        while self.texts[0] and self.texts[0][-1] is outcome:
+            self.texts[0].pop()
+            self.texts[1].pop()
+        while self.mapped and self.mapped[-1][0] is outcome:
+            self.mapped.pop()
+
+    def build(self, outcomes: list[Outcome]) -> dict[str, Any]:
+        """The chunk's tables by name. Rows Arrow refuses (a value its column's type cannot
+        hold) fail their inputs, with the reason; the others are kept."""
+        action = self.task.action
+        if action == "verify":
+            return {"verify": verify_table(outcomes)}
+        if action == "inspect":
+            return {"inspect": inspect_table(self.mapped)} if self.mapped else {}
+        tables: dict[str, Any] = {}
+        if self.texts[0]:
+            tables["value"] = json_table([o.key for o in self.texts[0]], self.texts[1])
+        for name, (owners, rows) in self.rows.items():
+            tables[name] = self._table(owners, rows)
+        return {name: table for name, table in tables.items() if table is not None}
+
+    def _table(self, owners: list[Outcome], rows: list[Row]) -> Any:
+        try:
+            return table_of([o.key for o in owners], rows, enums=self.enums)
+        except (ArithmeticError, TypeError, ValueError, LookupError) as e:
+            if len(rows) == 1:
+                owners[0].error = f"the decoded value does not fit its Parquet columns: {e}"
+                owners[0].output = None
+                return None
+        kept_owners, kept_rows = [], []
+        for owner, row in zip(owners, rows, strict=True):
+            if self._table([owner], [row]) is not None:
+                kept_owners.append(owner)
+                kept_rows.append(row)
+        return table_of([o.key for o in kept_owners], kept_rows, enums=self.enums) \
+            if kept_rows else None

@@ -32,7 +32,7 @@ from collections.abc import Mapping
 from typing import Any, Literal, NamedTuple
 
 from gameserde._bytemap import Path, Region
-from gameserde.codecs import Buffer, ByteMap, Codec
+from gameserde.codecs import Buffer, ByteMap, Codec, Row
 from gameserde.errors import (
     DecodeError,
     EncodeError,
@@ -152,14 +152,23 @@ class GodotCodec(Codec):
         """The JSON values :meth:`to_json` writes for ``value`` (with the ``"$godot"`` header
         unless the options are the defaults)."""
         s = self.settings
-        if s.framing in _FRAMED:
-            body: Any = [to_jsonable(v, mode=s.json, max_depth=self.max_depth)  # type: ignore[arg-type]
-                         for v in _records_of(value, s.framing)]
-        else:
-            body = to_jsonable(value, mode=s.json, max_depth=self.max_depth)  # type: ignore[arg-type]
+        body = self._body(value)
         if _header(s) == _header(_DEFAULTS):
             return body
         return {HEADER: _header(s), _body_key(s.framing): body}
+
+    def to_row(self, value: Any) -> Row:
+        """Variants have no schema: the row is the value's JSON values in the codec's JSON
+        form (``json="plain"`` gives plain objects a query reads by key), without the
+        ``"$godot"`` header (a Parquet part keeps the codec's options in its metadata)."""
+        return Row("value", None, None, self._body(value))
+
+    def _body(self, value: Any) -> Any:
+        s = self.settings
+        if s.framing in _FRAMED:
+            return [to_jsonable(v, mode=s.json, max_depth=self.max_depth)  # type: ignore[arg-type]
+                    for v in _records_of(value, s.framing)]
+        return to_jsonable(value, mode=s.json, max_depth=self.max_depth)  # type: ignore[arg-type]
 
     def from_jsonable(self, obj: Any) -> Any:
         """The value JSON values stand for, read as their ``"$godot"`` header says; a header
