@@ -62,6 +62,7 @@ def client(address: str, jobs: int | None = None) -> Iterator[Any]:
         return
     cluster = distributed.LocalCluster(n_workers=jobs or os.cpu_count() or 1,
                                        threads_per_worker=1, processes=True,
-                                       dashboard_address=None, silence_logs=logging.ERROR)
+                                       dashboard_address="127.0.0.1:0",  # any free port
+                                       silence_logs=logging.ERROR)
     with cluster, distributed.Client(cluster) as local:
         yield local
