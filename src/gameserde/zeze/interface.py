@@ -22,7 +22,7 @@ from typing import Any
 from gameserde._bytemap import Path as MapPath
 from gameserde._bytemap import Region
 from gameserde._expansion import check_factor
-from gameserde.codecs import Buffer, ByteMap, Codec
+from gameserde.codecs import Buffer, ByteMap, Codec, Row
 from gameserde.errors import (
     DecodeError,
     EncodeError,
@@ -140,6 +140,17 @@ class ZezeCodec(Codec):
                 e.add_parent(f"[{i}]")
                 raise
         return frames
+
+    def to_row(self, value: Any) -> Row:
+        """The bean ``value`` as a row of the bean's record, or with ``frame`` the list of
+        frames as a ``zeze.frames`` record (see :mod:`gameserde.zeze.rows`)."""
+        from gameserde.zeze.rows import rows_of
+
+        rows = rows_of(self._need("decode"))
+        if self.frame:
+            return rows.frames(value)
+        assert self.bean is not None
+        return rows.bean(self.bean, value)
 
     def to_json(self, data: Buffer, *, pretty: bool = False) -> str:
         from gameserde._jsonio import dumps
