@@ -204,13 +204,22 @@ def _add_batch_arguments(fp: argparse.ArgumentParser, verb: str) -> None:
         "on standard error with a summary, and the exit status is 1 when any input failed. "
         "Outputs: -o DIR (the same relative paths; decode adds .json, inspect .map.json), "
         "--jsonl FILE (one line per input, with its key; decode and inspect write JSON Lines "
-        "on standard output when neither is given).", 88))
+        "on standard output when neither is given), --parquet DIR (a Parquet dataset: a "
+        "folder of part files per table).", 88))
     batch.add_argument("-r", "--recursive", action="store_true", default=False,
                        help="read the files below the directories named, not only theirs")
     if verb != "convert":  # convert writes files
         batch.add_argument("--jsonl", metavar="FILE", default=None,
                            help="write one JSON line per input (its key and value, report or "
                                 "error) to FILE")
+        batch.add_argument("--parquet", metavar="DIR", default=None,
+                           help="write a Parquet dataset to DIR: DIR/TABLE/part-N.parquet, a "
+                                "key column and the values typed from the schema (decode), "
+                                "the reports (verify) or the regions (inspect); needs the "
+                                "parquet extra")
+        batch.add_argument("--parquet-enums", choices=("name", "int"), default=None,
+                           help="with --parquet: store enums by name (a dictionary column, "
+                                "the default) or as their integers")
     batch.add_argument("-j", "--jobs", metavar="N", type=_jobs, default=None,
                        help="worker processes (default: one per core)")
     batch.add_argument("--dask", metavar="ADDRESS", default=None,
@@ -323,15 +332,17 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _is_batch(args: argparse.Namespace) -> bool:
     """Whether the command names a batch: several inputs, a directory or a glob, or one of
-    the batch options (``--jsonl``, ``-j``, ``--dask``, ``-r``)."""
+    the batch options (``--jsonl``, ``--parquet``, ``-j``, ``--dask``, ``-r``)."""
     inputs: list[str] = args.inputs
-    return (len(inputs) > 1 or getattr(args, "jsonl", None) is not None or args.jobs is not None
+    return (len(inputs) > 1 or getattr(args, "jsonl", None) is not None
+            or getattr(args, "parquet", None) is not None
+            or getattr(args, "parquet_enums", None) is not None or args.jobs is not None
             or args.dask is not None or args.recursive
             or any(os.path.isdir(i) or set("*?[") & set(i) for i in inputs))
 
 
 _CLI_KEYS = ("verb", "format", "input", "inputs", "output", "pretty", "map_as", "strict",
-             "recursive", "jsonl", "jobs", "dask", "fail_fast")
+             "recursive", "jsonl", "parquet", "parquet_enums", "jobs", "dask", "fail_fast")
 
 
 def codec_options(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, Any]]:

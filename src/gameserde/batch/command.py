@@ -31,9 +31,15 @@ def run_command(args: argparse.Namespace, read: dict[str, Any],
     if verb == "convert" and args.output is None:
         raise UsageError("a batch convert writes its files under -o DIR")
     if verb == "verify" and args.output is not None:
-        raise UsageError("a batch verify writes no files: its reports go to --jsonl FILE")
+        raise UsageError("a batch verify writes no files: its reports go to --jsonl FILE or "
+                         "--parquet DIR")
     jsonl = getattr(args, "jsonl", None)
-    if verb in ("decode", "inspect") and args.output is None and jsonl is None:
+    parquet = getattr(args, "parquet", None)
+    enums = getattr(args, "parquet_enums", None)
+    if enums is not None and parquet is None:
+        raise UsageError("--parquet-enums applies to a Parquet dataset: add --parquet DIR")
+    if (verb in ("decode", "inspect") and args.output is None and jsonl is None
+            and parquet is None):
         jsonl = "-"  # JSON Lines on standard output
     to = {k: v for k, v in written.items() if read.get(k, object()) != v}
     bar = _progress_bar()
@@ -41,7 +47,9 @@ def run_command(args: argparse.Namespace, read: dict[str, Any],
         with _executor(args) as pool:
             summary = run(verb, args.inputs, args.format, to=to if verb == "convert" else None,
                           executor=pool, jsonl=None if jsonl == "-" else jsonl,
-                          stdout=jsonl == "-", out_dir=args.output, recursive=args.recursive,
+                          stdout=jsonl == "-", out_dir=args.output, parquet=parquet,
+                          parquet_enums=enums or "name",
+                          recursive=args.recursive,
                           fail_fast=args.fail_fast, strict=args.strict,
                           progress=None if bar is None else
                           lambda outcome: bar.update(outcome.size), **read)

@@ -73,7 +73,9 @@ def table_of(keys: Sequence[str], rows: Sequence[Row], *, enums: str = "name") -
     convert = compiled.convert
     values = [row.value for row in rows] if convert is None else [
         convert(row.value) for row in rows]
-    array = pa.array(values, type=compiled.arrow)
+    array = pa.array(values, type=compiled.storage)
+    if compiled.storage != compiled.arrow:
+        array = array.cast(compiled.arrow)
     if pa.types.is_struct(compiled.arrow):
         names = [compiled.arrow.field(i).name for i in range(compiled.arrow.num_fields)]
         columns = array.flatten()

@@ -12,7 +12,8 @@ model                      Arrow
 ``Float(32)``, ``(64)``    ``float32``, ``float64``; ``Float(16)`` is ``float32`` (exact)
 ``Bool``                   ``bool``
 ``String``, ``Bytes``      ``string``, ``binary``
-``List``, ``Set``          ``list``; a fixed length is a ``fixed_size_list``
+``List``, ``Set``          ``list`` (a fixed length too: Parquet has no fixed-size list, and
+                           pyarrow cannot read back a null one)
 ``Map``                    ``map`` when the key is a number, text, bytes or enum; otherwise a
                            ``list`` of ``struct<key, value>``
 ``Optional``               the inner type (nullable)
@@ -77,17 +78,35 @@ Convert = Callable[[Any], Any]
 @dataclass(frozen=True)
 class Plan:
     """A type compiled for Arrow: ``arrow`` its Arrow type, ``convert`` the function from the
-    row form to what ``pyarrow.array(..., type=arrow)`` takes (None: the row form is it)."""
+    row form to what ``pyarrow.array(..., type=storage)`` takes (None: the row form is it);
+    ``storage`` is ``arrow`` with JSON as plain strings (pyarrow builds no extension type
+    inside another from Python values: the array is built so, then cast to ``arrow``)."""
 
     arrow: Any
     convert: Convert | None
+    storage: Any = None
 
 
 def plan(schema: Schema, t: Type, *, enums: str = "name") -> Plan:
     """``t`` of ``schema`` compiled for Arrow (see the module's rules)."""
     if enums not in ENUM_FORMS:
         raise UsageError(f"enums are stored as {' or '.join(ENUM_FORMS)}, not {enums!r}")
-    return _Compiler(schema, enums).plan(t)
+    compiler = _Compiler(schema, enums)
+    planned = compiler.plan(t)
+    return Plan(planned.arrow, planned.convert, _storage(compiler.pa, planned.arrow))
+
+
+def _storage(pa: Any, t: Any) -> Any:
+    """``t`` with every extension type replaced by its storage type."""
+    if isinstance(t, pa.BaseExtensionType):
+        return t.storage_type
+    if pa.types.is_struct(t):
+        return pa.struct([f.with_type(_storage(pa, f.type)) for f in t])
+    if pa.types.is_map(t):
+        return pa.map_(_storage(pa, t.key_type), _storage(pa, t.item_type))
+    if pa.types.is_list(t):
+        return pa.list_(_storage(pa, t.value_type))
+    return t
 
 
 class _Compiler:
@@ -116,10 +135,7 @@ class _Compiler:
             return self.plan(t.inner)
         if isinstance(t, List | Set):
             element = self.plan(t.element)
-            length = t.length if isinstance(t, List) else None
-            arrow = (pa.list_(element.arrow) if length is None
-                     else pa.list_(element.arrow, length))
-            return Plan(arrow, _each(element.convert))
+            return Plan(pa.list_(element.arrow), _each(element.convert))
         if isinstance(t, Map):
             return self._map(t)
         return self._named(t)
