@@ -1399,7 +1399,8 @@ def cli_convert(data: bytes) -> None:
 def cli_batch(data: bytes) -> None:
     """``gameserde VERB godot`` as a batch over a folder of the input's pieces (byte 0: bits
     0-1 the verb of decode, verify, inspect, convert; bits 2-3 the framing; bit 4
-    ``--fail-fast``, bit 5 ``--strict``; byte 1: where the rest is cut into three files),
+    ``--fail-fast``, bit 5 ``--strict``, bit 6 ``--parquet`` but for convert; byte 1: where
+    the rest is cut into three files),
     with the checks of :func:`cli`: one process (``-j 1``), outputs under a fresh folder."""
     if len(data) < 2:
         return
@@ -1418,6 +1419,8 @@ def cli_batch(data: bytes) -> None:
     argv += [flag for bit, flag in ((16, "--fail-fast"), (32, "--strict")) if a & bit]
     if verb == "convert":
         argv += ["--to-framing", GODOT_FRAMINGS[(a >> 2 & 3) ^ 1], "-o", str(folder / "out")]
+    elif a & 64:
+        argv += ["--parquet", str(folder / "dataset")]
     check_cli(argv, data, timeless=True)
 
 
