@@ -29,7 +29,7 @@ from typing import Any, NamedTuple
 from gameserde._bytemap import Path, Region
 from gameserde._expansion import check_factor
 from gameserde._jsonio import compact_text
-from gameserde.codecs import Buffer, ByteMap, Codec
+from gameserde.codecs import Buffer, ByteMap, Codec, Row
 from gameserde.errors import (
     DecodeError,
     EncodeError,
@@ -253,6 +253,17 @@ class O3deCodec(Codec):
         for issue in result.issues:
             _warn(f"storing {issue.path}: {_described(issue)}")
         return stored
+
+    def to_row(self, value: Any) -> Row:
+        """``value`` as a row (see :mod:`gameserde.o3de.rows`): with a registry a row of the
+        type, typed by a model of the registry's classes; else the document's JSON values
+        (a JSON column), as for settings registry files."""
+        from gameserde.o3de.rows import json_row, row_of
+
+        if self.registry is None:
+            return json_row(value)
+        assert self.type_name is not None
+        return row_of(self.registry, self.type_name, value)
 
     def from_jsonable(self, obj: Any) -> Any:
         """The value JSON values ``obj`` stand for: with a registry ``obj`` loaded as the
