@@ -45,11 +45,11 @@ import os
 import pathlib
 import warnings
 from collections.abc import Iterable, Mapping
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from gameserde._expansion import check_factor
 from gameserde._jsonio import compact_text
-from gameserde.codecs import Buffer, ByteMap, Codec
+from gameserde.codecs import Buffer, ByteMap, Codec, Row
 from gameserde.errors import DecodeError, EncodeError, GameserdeWarning, UsageError
 from gameserde.flatbuffers._budget import DEFAULT_JSON_EXPANSION, DEFAULT_MAX_EXPANSION
 from gameserde.flatbuffers._encode_scalars import short
@@ -70,6 +70,9 @@ from gameserde.formats import (
     schema_option,
     type_option,
 )
+
+if TYPE_CHECKING:
+    from gameserde.flatbuffers.rows import Rows
 
 __all__ = ["FORMAT", "FlatBuffersCodec", "codec"]
 
@@ -130,6 +133,7 @@ class FlatBuffersCodec(Codec):
         if source is not None and not isinstance(source, str | os.PathLike):
             raise UsageError(f"source is the input's file name or None, not {short(repr(source))}")
         self.source = None if source is None else os.fspath(source)
+        self._rows: Rows | None = None
 
     # -----------------------------------------------------------------------------------------
     # Values
@@ -180,6 +184,16 @@ class FlatBuffersCodec(Codec):
         return self.schema.from_json(raw, self.root, strict=self.strict_json,
                                      size_prefixed=self.size_prefixed,
                                      force_defaults=self.force_defaults)
+
+    def to_row(self, value: Any) -> Row:
+        """``value`` (as :meth:`decode` gives it) as a row of the root table: the schema's
+        model with each union one tagged field, absent scalars with their defaults and
+        deprecated fields left out (see :mod:`gameserde.flatbuffers.rows`)."""
+        from gameserde.flatbuffers.rows import Rows
+
+        if self._rows is None:
+            self._rows = Rows(self.schema)
+        return self._rows.row(self.root, value)
 
     # -----------------------------------------------------------------------------------------
     # Checking and mapping
