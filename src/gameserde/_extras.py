@@ -18,6 +18,7 @@ EXTRAS = {
     "dask.bag": "dask",
     "dask.dataframe": "dask",
     "distributed": "dask",
+    "pandas": "dask",
 }
 """Each optional module, and the extra of ``pyproject.toml`` that installs it."""
 

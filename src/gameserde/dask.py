@@ -23,10 +23,11 @@ from typing import Any
 from gameserde._extras import require
 from gameserde.batch.inputs import Item, Source, chunks, items
 from gameserde.batch.work import Spec, _codec
-from gameserde.errors import GameserdeError, GameserdeWarning
+from gameserde.codecs import Row
+from gameserde.errors import DecodeError, GameserdeError, GameserdeWarning, UsageError
 from gameserde.formats import format_info
 
-__all__ = ["read"]
+__all__ = ["read", "read_frame"]
 
 Sources = Source | Iterable[Source]
 """One path, glob or directory, or several of them (or ``(key, bytes)`` records)."""
@@ -47,6 +48,69 @@ def read(inputs: Sources, format: str, *, recursive: bool = True, **options: Any
     if not parts:
         return bag.from_sequence([], npartitions=1)
     return bag.from_sequence(parts, partition_size=1).map_partitions(_records, spec)
+
+
+def read_frame(inputs: Sources, format: str, *, recursive: bool = True,
+               **options: Any) -> Any:
+    """A dask DataFrame of ``inputs`` decoded with the codec ``gameserde.codec(format,
+    **options)``, a row per input in input order, for a format whose values have a schema
+    (every format but Godot, whose Variants have none: :func:`read` takes them). The columns
+    are those of a batch's Parquet dataset (:mod:`gameserde.batch.parquet`): ``key``, then
+    the root record's fields, typed by the shared schema model, each a pandas
+    ``ArrowDtype`` (uint64 and float32 stay exact). The first input that decodes gives the
+    columns, and every row must have its layout (KingsIsle files of another class do not:
+    read them with :func:`read`). An input that fails stops the computation with its
+    :class:`~gameserde.errors.DecodeError`, whose message ends with the input's key (find
+    such inputs first with :func:`read` or a batch verify)."""
+    dataframe = require("dask.dataframe", "gameserde.dask.read_frame")
+    spec = _spec(format, options)
+    parts = list(chunks(items(_sources(inputs), recursive=recursive)))
+    first = _first_row(spec, parts)
+    meta = _frame([first[0]], [first[1]]).iloc[:0]
+    return dataframe.from_map(_partition, parts, args=[spec, first[1].name], meta=meta,
+                              enforce_metadata=False)
+
+
+def _first_row(spec: Spec, parts: list[list[Item]]) -> tuple[str, Row]:
+    """The key and row of the first input that decodes (read here, in the caller)."""
+    for chunk in parts:
+        for item in chunk:
+            codec = _codec(spec, item)
+            try:
+                row = codec.to_row(codec.decode(_data(item)))
+            except (GameserdeError, OSError):
+                continue
+            if row is None or row.type is None:
+                raise UsageError(f"{spec[0]} values have no schema to make a table's columns "
+                                 "of: gameserde.dask.read gives them as records")
+            return item.key, row
+    raise UsageError("no input decodes: a frame takes its columns from the first that does")
+
+
+def _partition(chunk: list[Item], spec: Spec, name: str) -> Any:
+    """The pandas DataFrame of a partition (one chunk), in a worker."""
+    keys, rows = [], []
+    for item in chunk:
+        codec = _codec(spec, item)
+        try:
+            row = codec.to_row(codec.decode(_data(item)))
+        except DecodeError as e:
+            raise DecodeError(f"{e.message} (input {item.key})", offset=e.offset, path=e.path,
+                              format=e.format, verb=e.verb) from None
+        if row is None or row.name != name:
+            raise UsageError(f"{item.key} decodes to a {getattr(row, 'name', 'value')} and the "
+                             f"frame's rows are {name} rows: gameserde.dask.read takes both")
+        keys.append(item.key)
+        rows.append(row)
+    return _frame(keys, rows)
+
+
+def _frame(keys: list[str], rows: list[Row]) -> Any:
+    """``rows`` as a pandas DataFrame of Arrow-backed columns."""
+    pandas = require("pandas", "gameserde.dask.read_frame")
+    from gameserde.batch.parquet import table_of
+
+    return table_of(keys, rows).to_pandas(types_mapper=pandas.ArrowDtype)
 
 
 def _spec(format: str, options: dict[str, Any]) -> Spec:

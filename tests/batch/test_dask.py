@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import logging
+import struct
 import sys
 from collections.abc import Iterator
 from dataclasses import asdict
@@ -183,3 +184,37 @@ def test_without_the_extra_a_line_names_it(monkeypatch: pytest.MonkeyPatch, tmp_
                    "pip install 'gameserde[dask]'"]
     with pytest.raises(UsageError, match=r"needs dask: pip install 'gameserde\[dask\]'"):
         gameserde.dask.read(str(tmp_path), "godot")
+
+
+EXACT = "table Reading { sensor:ulong; level:float; label:string; }\nroot_type Reading;\n"
+
+
+def test_read_frame_keeps_uint64_and_float32_exact(client: Client, tmp_path: Path) -> None:
+    (tmp_path / "reading.fbs").write_text(EXACT)
+    schema = str(tmp_path / "reading.fbs")
+    codec = gameserde.codec("flatbuffers", schema=schema)
+    values = [{"sensor": 2**64 - 1 - i, "level": i / 10, "label": f"r{i}"} for i in range(700)]
+    for i, value in enumerate(values):
+        (tmp_path / "in" / f"{i // 100}").mkdir(parents=True, exist_ok=True)
+        (tmp_path / "in" / f"{i // 100}" / f"{i:03}.bin").write_bytes(
+            codec.from_json(json.dumps(value)))
+    frame = gameserde.dask.read_frame(tmp_path / "in", "flatbuffers", schema=schema)
+    assert frame.npartitions == 2  # a partition per chunk of 512 inputs
+    assert [str(t) for t in frame.dtypes] == ["string[pyarrow]", "uint64[pyarrow]",
+                                              "float[pyarrow]", "string[pyarrow]"]
+    got = frame.compute()
+    assert list(got["key"]) == [f"{i // 100}/{i:03}.bin" for i in range(700)]
+    assert list(got["sensor"]) == [v["sensor"] for v in values]  # all 64 bits
+    float32 = [struct.unpack("<f", struct.pack("<f", v["level"]))[0] for v in values]
+    assert list(got["level"]) == float32 != [v["level"] for v in values]
+    assert frame[frame.level >= 60].key.count().compute() == 100
+    (tmp_path / "in" / "3" / "355.bin").write_bytes(b"\x08\x00")
+    with pytest.raises(gameserde.DecodeError, match=r"\(input 3/355\.bin\)$") as e:
+        gameserde.dask.read_frame(tmp_path / "in", "flatbuffers", schema=schema).compute()
+    assert e.value.offset == 0
+
+
+def test_read_frame_needs_a_schema(client: Client, tmp_path: Path) -> None:
+    godot_corpus(tmp_path, n=3, corrupt=0)
+    with pytest.raises(UsageError, match="godot values have no schema"):
+        gameserde.dask.read_frame(tmp_path, "godot")
