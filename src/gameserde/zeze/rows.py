@@ -5,12 +5,12 @@
 bean from the decoded value (:func:`gameserde.zeze.decode`'s) to the row form of
 :class:`gameserde.codecs.Row`. The row model is the solution's model with these changes:
 
-* every bean and beankey without ``base=`` has one more field, :data:`UNKNOWN_COLUMN`
-  (``"$unknown"``): a list of records :data:`UNKNOWN_FIELD` (``id``, ``wire_type``,
-  ``data``), the unknown fields the bean keeps (an external bean's are all of them); null
-  when it keeps none. A bean with ``base=`` inherits it. So nothing the decoder keeps is
-  left out of the row, and a bean without variables still has a column (Parquet has no
-  empty structs);
+* every bean without ``base=`` (and every external beankey) has one more field,
+  :data:`UNKNOWN_COLUMN` (``"$unknown"``): a list of records :data:`UNKNOWN_FIELD` (``id``,
+  ``wire_type``, ``data``), the unknown fields the bean keeps (an external bean's are all of
+  them); null when it keeps none. A bean with ``base=`` inherits it. So nothing the decoder
+  keeps is left out of the row, and a bean without variables still has a column (Parquet
+  has no empty structs: a beankey without variables has the field too, always null);
 * transient fields are left out (they are never on the wire);
 * ``decimal`` is a string, Java's ``BigDecimal.toString()`` (exact at any precision);
 * for frames (``frame=True``), the records :data:`FRAMES` and :data:`FRAME`, the enum
@@ -172,7 +172,7 @@ class Rows:
         if kind in ("vector", "vectorint"):
             record = BUILTIN_RECORDS[f"zeze.{t.name}"]
             components = tuple(f.name for f in record.fields)
-            return lambda value: dict(zip(components, value, strict=True))
+            return lambda value: dict(zip(components, value, strict=False))  # decoded: exact
         if kind in ("list", "set"):
             assert t.element is not None
             element = self._type(t.element)
@@ -209,7 +209,8 @@ def _row_model(schema: ZezeSchema) -> Schema:
         if isinstance(t, Record):
             fields = [replace(f, type=_typed(f.type)) for f in t.fields
                       if not f.attributes.get("transient")]
-            if name in schema.beans and t.base is None:
+            if name in schema.beans and t.base is None and (
+                    t.kind == "bean" or t.attributes.get("external") or not fields):
                 fields.append(Field(UNKNOWN_COLUMN, Optional(List(Ref(UNKNOWN_FIELD)))))
             t = replace(t, fields=tuple(fields))
         types[name] = t
