@@ -27,7 +27,6 @@ import argparse
 import array
 import base64
 import json
-import math
 import random
 import struct
 import sys
