@@ -21,7 +21,7 @@ from typing import Any
 
 from gameserde._bytemap import Path as MapPath
 from gameserde._bytemap import Region
-from gameserde.codecs import Buffer, ByteMap, Codec
+from gameserde.codecs import Buffer, ByteMap, Codec, Row
 from gameserde.errors import DecodeError, GameserdeWarning, UsageError
 from gameserde.formats import (
     FormatInfo,
@@ -202,6 +202,17 @@ class KiCodec(Codec):
             return from_jsonable(obj, self.schema, max_depth=self.max_depth)
         except DecodeError as e:
             raise _encode_error(e) from None
+
+    def to_row(self, value: Any) -> Row:
+        """The root object ``value`` as a row of the table of its class, typed by the type
+        list's model with each object property a union of the classes that may appear there
+        (:mod:`gameserde.kingsisle.rows`); the same whatever the mode, flags, ``xml`` or
+        ``enum_names``. What the row cannot hold, and bytes after the root object, are each a
+        GameserdeWarning."""
+        from gameserde.kingsisle.rows import rows_of
+
+        _note_trailing(value, "kept in the decoded object, not in the row")
+        return rows_of(self.schema).row(value, max_depth=self.max_depth)
 
     def to_json(self, data: Buffer, *, pretty: bool = False) -> str:
         """``data`` as JSON text, or with ``xml`` as the XML form (one layout: libki's)."""

@@ -98,7 +98,7 @@ LEAF_STRUCTS: Mapping[str, Record] = {
     "class Vector3D": _struct("Vector3D", FLOAT32, "x y z"),
     "class Quaternion": _struct("Quaternion", FLOAT32, "w x y z"),
     "class Euler": _struct("Euler", FLOAT32, "pitch yaw roll"),
-    "class Matrix3x3": _struct("Matrix3x3", FLOAT32, "i0 i1 i2 j0 j1 j2 k0 k1 k2"),
+    "class Matrix3x3": _struct("Matrix3x3", List(FLOAT32, 3), "i j k"),
     "class Size<int>": _struct("Size<int>", INT32, "width height"),
     "class Point<int>": _struct("Point<int>", INT32, "x y"),
     "class Point<unsigned int>": _struct("Point<unsigned int>", UINT32, "x y"),
@@ -107,7 +107,8 @@ LEAF_STRUCTS: Mapping[str, Record] = {
     "class Rect<int>": _struct("Rect<int>", INT32, "left top right bottom"),
     "class Rect<float>": _struct("Rect<float>", FLOAT32, "left top right bottom"),
 }
-"""The leaf structs, their fields in wire order (Color is b, g, r, a; Quaternion w, x, y, z)."""
+"""The leaf structs, their fields in wire order (Color is b, g, r, a; Quaternion w, x, y, z;
+Matrix3x3 three rows ``i``, ``j``, ``k`` of three floats), as decoded values have them."""
 
 OBJECT = "kingsisle.object"
 """The union every object-typed property refers to."""
