@@ -581,6 +581,7 @@ SEEDS: dict[str, Callable[[], list[bytes]]] = {
                           for _, buf in _godot_buffers()[:3]]
     + [bytes([verb | 1 << 2, 200]) + (ROOT / "examples" / "godot" / "savegame.sav").read_bytes()
        for verb in range(4)],
+    "rows": cli_convert,
     "cli.o3de": lambda: [bytes([verb | (4 if n % 2 else 0)]) + doc
                          for n, doc in enumerate(o3de_parse()) for verb in range(4)]
     + [bytes([verb | 8 * ("", ".prefab", ".material", ".setreg").index(path.suffix)

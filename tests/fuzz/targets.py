@@ -1446,6 +1446,72 @@ def check_cli(argv: list[str], data: bytes, *, timeless: bool = False) -> None:
     check_weight(what, len(stdout) + len(stderr), len(data), factor=4096)
 
 
+def rows_codec(data: bytes) -> Any:
+    """The codec a ``rows`` input names: byte 0 bits 0-2 the format (of
+    :data:`CONVERT_FORMATS`), byte 1 its options as :func:`cli_convert` reads them (the read
+    side); the rest is the input."""
+    import gameserde
+
+    a, b = data[0], data[1]
+    fmt = CONVERT_FORMATS[(a & 7) % len(CONVERT_FORMATS)]
+    if fmt == "godot":
+        return gameserde.codec("godot", framing=GODOT_FRAMINGS[b & 3],
+                               profile=GODOT_PROFILES[(b >> 2 & 3) % 3],
+                               json=GODOT_JSON_MODES[b >> 6 & 1])
+    if fmt == "flatbuffers":
+        files = cli_schema_files()
+        return gameserde.codec("flatbuffers", schema=files[(b & 31) % len(files)],
+                               size_prefixed=bool(a & 8))
+    if fmt == "zeze":
+        if a & 8:
+            return gameserde.codec("zeze", schema=zeze_cli_schema(), frame=True)
+        return gameserde.codec("zeze", schema=zeze_cli_schema(),
+                               type=ZEZE_CLI_BEANS[(b & 7) % (len(ZEZE_CLI_BEANS) - 1)])
+    if fmt == "kingsisle":
+        return gameserde.codec("kingsisle", schema=kingsisle_cli_types(), flags=b & 31,
+                               deep=bool(b & 32))
+    suffix = ("input", "input.prefab", "input.material", "input.setreg")[b & 3]
+    return gameserde.codec("o3de", source=suffix)
+
+
+def rows(data: bytes) -> None:
+    """A decoded value as a table row (``Codec.to_row``) and a Parquet file of it, for every
+    format (see :func:`rows_codec`): an input the codec decodes gives a row that Arrow takes
+    whole (a value its column cannot hold is a finding), whose Parquet file reads back as one
+    row, in a size linear in the input's; nothing but a gameserde error escapes."""
+    if len(data) < 2:
+        return
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from gameserde.batch.parquet import json_table, table_of
+    from gameserde.errors import GameserdeError
+
+    body = data[2:]
+    try:
+        codec = rows_codec(data)
+        row = codec.to_row(codec.decode(body))
+    except GameserdeError:
+        return
+    what = f"rows {codec.format}"
+    if row is None:
+        return
+    if row.type is None:
+        table = json_table(["input"], [json.dumps(row.value, ensure_ascii=False)])
+    else:
+        try:
+            table = table_of(["input"], [row])
+        except (ArithmeticError, TypeError, ValueError, LookupError) as e:
+            raise Finding("rows", f"{what}: the row does not fit its columns: {e}",
+                          f"{what} {type(e).__name__}") from e
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink)
+    written = sink.getvalue()
+    if pq.read_table(pa.BufferReader(written)).num_rows != 1:
+        raise Finding("rows", f"{what}: the Parquet file does not read back as one row", what)
+    check_weight(what, table.nbytes, len(body), factor=4096)
+
+
 TARGETS: dict[str, Callable[[bytes], None]] = {
     "godot.decode": godot_decode,
     "godot.framings": godot_framings,
@@ -1484,5 +1550,6 @@ TARGETS: dict[str, Callable[[bytes], None]] = {
     "cli.o3de": cli_o3de,
     "cli.convert": cli_convert,
     "cli.batch": cli_batch,
+    "rows": rows,
 }
 """Every target by name (the name is also its folder under ``tests/fuzz/corpus``)."""

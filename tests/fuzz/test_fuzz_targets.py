@@ -23,7 +23,7 @@ from tests.fuzz.targets import TARGETS
 
 CORPUS = Path(__file__).parent / "corpus"
 
-EXAMPLES = {"cli": 60, "cli.convert": 80, "cli.batch": 30, "fb.load_schema": 100,
+EXAMPLES = {"cli": 60, "cli.convert": 80, "cli.batch": 30, "rows": 100, "fb.load_schema": 100,
             "godot.inspect": 100}
 """Inputs per target in CI (default 200), so the whole sample takes about half a minute."""
 
