@@ -151,6 +151,17 @@ def test_a_wide_schema_stops_at_the_field_budget(monkeypatch: pytest.MonkeyPatch
     assert json_fields and json_fields[-1] == "wide"
 
 
+def test_a_record_without_fields_is_a_present_flag(tmp_path: Path) -> None:
+    empty = Record("Empty", ())
+    holder = Record("Holder", (Field("e", Ref("Empty")), Field("n", INT16)))
+    schema = Schema({"Empty": empty, "Holder": holder})
+    t = table_of(["a", "b"], [Row("Holder", schema, Ref("Holder"), {"e": {}, "n": 1}),
+                              Row("Holder", schema, Ref("Holder"), {"n": 2})])
+    pq.write_table(t, tmp_path / "e.parquet")
+    assert pq.read_table(tmp_path / "e.parquet").column("e").to_pylist() == [
+        {"present": True}, None]
+
+
 def test_a_field_named_key_moves_the_key_column() -> None:
     keyed = Record("Keyed", (Field("key", STRING),))
     schema = Schema({"Keyed": keyed})

@@ -20,7 +20,9 @@ model                      Arrow
 ``Enum``                   ``dictionary<int32, string>`` of names (``enums="name"``; bit flags
                            joined by ``|``, a value without a name as its number), or the
                            underlying integer (``enums="int"``)
-``Record``                 ``struct`` of its fields, inherited ones first
+``Record``                 ``struct`` of its fields, inherited ones first; a record without
+                           fields is ``struct<present: bool>`` (Parquet writes no empty
+                           struct)
 ``Union``                  a tagged ``struct``: ``type`` (the member's name, a dictionary)
                            and one field per member, only the chosen one set
 =========================  ====================================================================
@@ -160,6 +162,9 @@ class _Compiler:
             self.expanding.pop()
 
     def _record(self, record: Record) -> Plan:
+        if not self.schema.fields_of(record):  # Parquet writes no struct without fields
+            return Plan(self.pa.struct([self.pa.field("present", self.pa.bool_())]),
+                        lambda value: None if value is None else {"present": True})
         fields, converts = [], []
         for f in self.schema.fields_of(record):
             inner = self.plan(f.type)
