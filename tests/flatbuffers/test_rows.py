@@ -115,7 +115,7 @@ FULL_ROW = {
     "bag": [{**NO_MEMBER, "type": "Pos", "Pos": {"x": 1.0, "y": 2.0}},
             {**NO_MEMBER, "type": "Note", "Note": "hi ünï"},
             {**NO_MEMBER, "type": "Weapon", "Weapon": {"name": "club", "damage": 10}}],
-    "empty": True, "chain": {"label": "a", "next": '{"label":"b"}'},
+    "empty": {"present": True}, "chain": {"label": "a", "next": '{"label":"b"}'},
     "inner": {"name": "dagger", "damage": 3}, "extra": '{"a":[1,2.5,"x",null,true]}',
 }
 
@@ -180,7 +180,7 @@ def test_columns_have_the_schemas_types(dataset: tuple[Path, batch.Summary]) -> 
         "hp": pa.int16(), "speed": pa.float32(), "level": pa.int32(),
         "color": pa.dictionary(pa.int32(), pa.string()), "name": pa.string(),
         "tags": pa.list_(pa.string()), "inventory": pa.list_(pa.uint8()),
-        "empty": pa.bool_(), "extra": pa.string(),
+        "empty": pa.struct([("present", pa.bool_())]), "extra": pa.string(),
         "pos": pa.struct([("x", pa.float32()), ("y", pa.float32())]),
         "inner": pa.struct([("name", pa.string()), ("damage", pa.int16())]),
     }
@@ -254,6 +254,23 @@ def test_the_row_model_drops_tags_and_deprecated_fields() -> None:
     assert row.value["held"] == ("Weapon", {"name": "sword", "damage": 12})
     assert row.value["bag"][1] == ("Note", "hi ünï")
     assert CODEC.to_row(CODEC.decode(encode({}))).schema is row.schema  # compiled once
+    for record in (FULL, {}):  # decoded with the defaults or without: the same row
+        data = encode(record)
+        with_defaults = DEFAULTS.to_row(DEFAULTS.decode(data)).value
+        assert with_defaults["speed"] == f32(3.14159 if record == {} else 1.5)
+        assert not_null(with_defaults) == not_null(CODEC.to_row(CODEC.decode(data)).value)
+
+
+def not_null(row: dict[str, Any]) -> dict[str, Any]:
+    """``row`` without its null fields (an absent field is missing or None)."""
+    return {k: v for k, v in row.items() if v is not None}
+
+
+def test_a_table_without_fields_is_present(tmp_path: Path) -> None:
+    schema = "table Ping { gone: int (deprecated); } root_type Ping;"
+    data = interface.codec(schema).from_json("{}")
+    batch.run("decode", [("a", data)], "flatbuffers", schema=schema, parquet=tmp_path)
+    assert pq.read_table(tmp_path / "Ping").to_pylist() == [{"key": "a", "present": True}]
 
 
 @settings(max_examples=40, deadline=None)

@@ -18,8 +18,6 @@
 - a ``nested_flatbuffer`` field is the nested root table, as ``decode`` gives it (not its
   bytes); a ``flexbuffer`` field is a string: the FlexBuffer's value as JSON text (blobs as
   lists of numbers, a float that is not finite as ``"nan"``, ``"inf"`` or ``"-inf"``);
-- a table with no fields (but deprecated ones) is a boolean, true where it is present
-  (Parquet cannot store a struct without fields);
 - a string that is not valid UTF-8 (``decode`` keeps its bad bytes as U+DC80..U+DCFF) is
   stored with U+FFFD in their place, with a :class:`~gameserde.errors.GameserdeWarning`.
 
@@ -40,7 +38,6 @@ from gameserde.codecs import Row
 from gameserde.errors import DecodeError, GameserdeWarning
 from gameserde.flatbuffers.schema import FbsSchema
 from gameserde.schema.model import (
-    BOOL,
     STRING,
     Bool,
     Enum,
@@ -73,8 +70,6 @@ class Rows:
 
     def __init__(self, schema: FbsSchema) -> None:
         self.source = schema.schema
-        self.empty = frozenset(name for name, t in self.source.types.items()
-                               if isinstance(t, Record) and not _kept(t))
         self.schema = Schema({name: self._derive(t) for name, t in self.source.types.items()},
                              root=self.source.root, attributes=self.source.attributes)
         self._tables: dict[str, Convert] = {}
@@ -95,27 +90,15 @@ class Rows:
             fields = tuple(dataclasses.replace(f, type=self._field_type(f))
                            for f in named.fields if _is_kept(f))
             return dataclasses.replace(named, fields=fields)
-        if isinstance(named, Union):
-            members = {name: (tag, self._type(t)) for name, (tag, t) in named.members.items()}
-            return dataclasses.replace(named, members=members)
         return named
 
     def _field_type(self, f: Field) -> Type:
         nested = f.attributes.get("flatbuffers.nested_root")
         if nested is not None:
-            return self._type(Ref(nested))
+            return Ref(nested)
         if f.attributes.get("flexbuffer"):
             return STRING
-        return self._type(f.type)
-
-    def _type(self, t: Type) -> Type:
-        if isinstance(t, Ref):
-            return BOOL if t.name in self.empty else t
-        if isinstance(t, List):
-            return List(self._type(t.element), t.length)
-        if isinstance(t, Optional):
-            return Optional(self._type(t.inner))
-        return t
+        return f.type
 
     # -- the converters ----------------------------------------------------------------------
 
@@ -149,6 +132,8 @@ class Rows:
             if default is not None:
                 defaults[f.name] = default
             step = self._field(name, f)
+            if default is not None and default != f.default:  # a float32 default, rounded:
+                step = _rounded(f.default, default)  # decode (defaults_json) gives the double
             if step is not None:
                 steps.append((f.name, step))
         if not steps and not unions:
@@ -204,8 +189,6 @@ class Rows:
                 return None
             return lambda values: [element(v) for v in values]
         if isinstance(t, Ref):
-            if t.name in self.empty:
-                return _present
             named = self.source.types[t.name]
             if isinstance(named, Record) and named.kind == "table":
                 return self._table(t.name)
@@ -244,23 +227,19 @@ class Rows:
         return many
 
 
-def _kept(record: Record) -> bool:
-    """Whether ``record`` has a field that makes a column."""
-    return any(_is_kept(f) for f in record.fields)
-
-
 def _is_kept(f: Field) -> bool:
     """Whether field ``f`` is a column: not deprecated, and not a union's ``_type`` (which
     becomes the union column's tag)."""
     return not f.deprecated and "flatbuffers.union_type_of" not in f.attributes
 
 
+def _rounded(exact: float, rounded: float) -> Convert:
+    """The converter of a float32 field that gives ``rounded`` for its default ``exact``."""
+    return lambda value: rounded if value == exact else value
+
+
 def _same(value: Any) -> Any:
     return value
-
-
-def _present(value: Any) -> bool:
-    return True
 
 
 def _text(value: str, where: str) -> str:
