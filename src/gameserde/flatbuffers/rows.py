@@ -132,7 +132,7 @@ class Rows:
             if default is not None:
                 defaults[f.name] = default
             step = self._field(name, f)
-            if default is not None and default != f.default:  # a float32 default, rounded:
+            if isinstance(default, float) and default != f.default and not math.isnan(default):
                 step = _rounded(f.default, default)  # decode (defaults_json) gives the double
             if step is not None:
                 steps.append((f.name, step))
