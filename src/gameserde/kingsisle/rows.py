@@ -49,7 +49,7 @@ from gameserde.schema.model import (
     Union,
 )
 
-__all__ = ["KiRows", "rows_of", "union_name"]
+__all__ = ["KiRows", "declared_class", "rows_of", "union_name"]
 
 _POINTERS = ("class SharedPointer<", "class WeakPointer<")
 """Templates whose argument is the class a property points to."""
