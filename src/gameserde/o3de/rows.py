@@ -51,7 +51,6 @@ from __future__ import annotations
 
 import re
 import warnings
-import weakref
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -62,9 +61,9 @@ from gameserde.o3de import _engine_assets as assets
 from gameserde.o3de import _engine_prefab as prefab
 from gameserde.o3de import _primitives as primitives
 from gameserde.o3de.registry import Registry, TypeExpr
-from gameserde.o3de.text import write
+from gameserde.o3de.text import members, write
 from gameserde.o3de.typeid import uuid_text
-from gameserde.o3de.values import AnyValue, Color, JsonPairs, Vector2, Vector3, Vector4
+from gameserde.o3de.values import AnyValue, Color, Vector2, Vector3, Vector4
 from gameserde.schema import model as m
 
 __all__ = ["RowModel", "json_row", "row_model", "row_of"]
@@ -231,11 +230,13 @@ class RowModel:
 
     def _record(self, name: str) -> m.Ref:
         info = self.registry.classes[name]
-        fields = tuple(m.Field(column, self._lower(t), attributes={"o3de_type": t.name})
-                       for column, _, t in self.columns(name))
-        return self._named(name, lambda: m.Record(
-            name, fields or (m.Field(PRESENT, m.BOOL),), kind="class",
-            attributes={"uuid": str(info.uuid), "bases": info.bases}))
+
+        def build() -> m.Named:
+            fields = tuple(m.Field(column, self._lower(t), attributes={"o3de_type": t.name})
+                           for column, _, t in self.columns(name))
+            return m.Record(name, fields or (m.Field(PRESENT, m.BOOL),), kind="class",
+                            attributes={"uuid": str(info.uuid), "bases": info.bases})
+        return self._named(name, build)
 
     def _math(self, name: str) -> m.Ref:
         full = f"AZ::{name}"
@@ -560,15 +561,19 @@ def _ordered(values: Any) -> list[Any]:
         return list(values)
 
 
-_MODELS: weakref.WeakKeyDictionary[Registry, dict[str, tuple[tuple[int, int, int], RowModel]]] \
-    = weakref.WeakKeyDictionary()
+_MODELS = "_gameserde_row_models"
+"""The attribute of a registry holding its row models (they go when the registry goes)."""
 
 
 def row_model(registry: Registry, type_name: str) -> RowModel:
     """The row model of ``type_name`` in ``registry``, made once (again when types were
     registered since)."""
     signature = (len(registry.classes), len(registry.enums), len(registry.serializers))
-    models = _MODELS.setdefault(registry, {})
+    models: dict[str, tuple[tuple[int, int, int], RowModel]] | None = getattr(
+        registry, _MODELS, None)
+    if models is None:
+        models = {}
+        setattr(registry, _MODELS, models)
     found = models.get(type_name)
     if found is None or found[0] != signature:
         found = models[type_name] = (signature, RowModel(registry, type_name))
@@ -582,26 +587,23 @@ def row_of(registry: Registry, type_name: str, value: Any) -> Row:
 
 def json_row(document: Any) -> Row:
     """A document without a type: a row of its JSON values (a JSON column). An object whose
-    member names repeat keeps the first of each (the member the engine's readers find), and
-    the others are reported."""
+    member names repeat keeps the last of each (what the engine's load and the settings
+    registry end with), and the others are reported."""
     return Row("value", None, None, _plain(document, ""))
 
 
 def _plain(value: Any, pointer: str) -> Any:
     if isinstance(value, str):
         return _text(value)
-    if isinstance(value, JsonPairs):
+    if isinstance(value, Mapping):
         out: dict[str, Any] = {}
-        for key, item in value.items():
-            if key in out:
+        for key, item in members(value):
+            name = _text(key)
+            if name in out:
                 _warn(f"at {pointer or 'the root'}: the member name {key!r} is repeated; the "
-                      "row keeps the first")
-                continue
-            out[key] = _plain(item, f"{pointer}/{key}")
-        return {_text(key): item for key, item in out.items()}
-    if isinstance(value, dict):
-        return {_text(key): _plain(item, f"{pointer}/{key}") for key, item in value.items()}
+                      "row keeps the last")
+            out[name] = _plain(item, f"{pointer}/{key}")
+        return out
     if isinstance(value, list):
         return [_plain(item, f"{pointer}/{n}") for n, item in enumerate(value)]
     return value
-
