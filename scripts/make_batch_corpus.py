@@ -24,7 +24,6 @@ set: its format, folder, codec options, the written side's options of a conversi
 from __future__ import annotations
 
 import argparse
-import array
 import base64
 import json
 import random
@@ -209,9 +208,10 @@ def _godot_set(profile: str) -> Callable[..., dict[str, Any]]:
             valid.append(data)
             w.put(f"{_folder(rng, i)}/save{i:05}.sav", data)
         if large:
-            floats = g.PackedFloat32Array([(i * 7919 % 4001 - 2000) / 8 for i in range(large // 8)])
-            blob = rng.randbytes(large // 2)
-            w.put("large/world.sav", w.codec.encode([{"heightmap": floats}, blob]), large=True)
+            floats = g.PackedFloat32Array([(i * 7919 % 4001 - 2000) / 8
+                                           for i in range(large // 32)])
+            chunks = [rng.randbytes(4096).hex() for _ in range(large // 8192)]
+            w.put("large/world.sav", w.codec.encode([{"heightmap": floats}, chunks]), large=True)
 
         def bad(data: bytes) -> tuple[bytes, int]:  # the first record's type: no such type
             return data[:4] + b"\xff\x00\x00\x00" + data[8:], 4
@@ -339,7 +339,7 @@ def _flatbuffers(root: Path, rng: random.Random, count: int, large: int,
     if large:
         doc = {"name": "telemetry", "inventory": list(rng.randbytes(large // 16)),
                "testarrayofstring": ["".join(rng.choice("abcdefgh ") for _ in range(1024))
-                                     * (large // 2 ** 16) for _ in range(32)],
+                                     * (large // 2 ** 15) for _ in range(32)],
                "testhashu64_fnv1": (1 << 64) - 1, "testf": 0.5}
         w.put("large/telemetry.mon", canonical(doc), large=True)
 
@@ -503,9 +503,10 @@ def _kingsisle(root: Path, rng: random.Random, count: int, large: int,
         valid.append(data)
         w.put(f"{_folder(rng, i)}/{name.split()[-1].lower()}{i:05}.bin", data)
     if large:
-        values = array.array("I", rng.randbytes(large // 4 * 4)).tolist()
-        doc = {"$__type": "class WithList", "m_values": values, "m_count": len(values)}
-        w.put("large/list.bin", c.encode(c.from_jsonable(doc)), large=True)
+        elements = [{"$__type": "class ListElement", "m_id": i,
+                     "m_name": rng.randbytes(1 << 14).hex()} for i in range(large >> 15)]
+        doc = {"$__type": "class NestedLists", "m_elements": elements, "m_depth": 1}
+        w.put("large/lists.bin", c.encode(c.from_jsonable(doc)), large=True)
 
     def bad(data: bytes) -> tuple[bytes, int]:  # the root's type hash: no such class
         return b"\x00\x00\x00\x00" + data[4:] if data[:4] != b"\0\0\0\0" else b"\1" + data[1:], 0

@@ -22,20 +22,30 @@ its codecs once:
 
 from __future__ import annotations
 
+import base64
 import fcntl
 import importlib.util
 import json
+import logging
+import math
 import re
+import struct
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+import duckdb
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
+from distributed import Client, LocalCluster
 
 import gameserde
 from gameserde import batch
+from gameserde.batch.parquet import table_name, table_of
 from gameserde.cli import main
 from gameserde.errors import GameserdeError
 from gameserde.formats import FORMATS, format_info
@@ -134,6 +144,15 @@ GENERATOR = _generator()
 SETS = [name for name, _, _ in GENERATOR._SETS]
 
 
+@pytest.fixture(scope="module")
+def client() -> Iterator[Client]:
+    """A Dask cluster of two worker processes, started for these tests."""
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                      dashboard_address="127.0.0.1:0", silence_logs=logging.ERROR) as cluster, \
+            Client(cluster) as made:
+        yield made
+
+
 def test_the_corpus_is_large_and_varied(corpus: dict[str, CorpusSet]) -> None:
     files = sum(len(s.files) for s in corpus.values())
     assert files >= 10_000
@@ -148,13 +167,19 @@ def test_the_corpus_is_large_and_varied(corpus: dict[str, CorpusSet]) -> None:
     assert all(path.stat().st_size >= LARGE // 2 for path in large)
 
 
+def counts(summary: batch.Summary) -> dict[str, Any]:
+    """The summary without its time."""
+    return {k: v for k, v in asdict(summary).items() if k != "seconds"}
+
+
 @pytest.mark.parametrize("name", SETS)
-def test_decode_to_json_lines_and_a_mirror_tree(name: str, corpus: dict[str, CorpusSet],
-                                                pool: ProcessPoolExecutor,
-                                                tmp_path: Path) -> None:
+def test_decode_to_json_lines_a_mirror_tree_and_parquet(name: str,
+                                                       corpus: dict[str, CorpusSet],
+                                                       pool: ProcessPoolExecutor,
+                                                       client: Client, tmp_path: Path) -> None:
     s = corpus[name]
-    jsonl, tree = tmp_path / "out.jsonl", tmp_path / "tree"
-    summary = s.run(pool, "decode", jsonl=jsonl, out_dir=tree)
+    jsonl, tree, dataset = tmp_path / "out.jsonl", tmp_path / "tree", tmp_path / "dataset"
+    summary = s.run(pool, "decode", jsonl=jsonl, out_dir=tree, parquet=dataset)
     assert (summary.inputs, summary.ok, summary.failed, summary.noted) == (
         len(s.files) + len(s.corrupt), len(s.files), len(s.corrupt), 0)
     lines = jsonl.read_text(encoding="utf-8").splitlines()
@@ -162,10 +187,13 @@ def test_decode_to_json_lines_and_a_mirror_tree(name: str, corpus: dict[str, Cor
     keys = [json.loads(line[:line.index(',"')] + "}")["key"] for line in lines]
     assert sorted(keys) == sorted([*s.files, *s.corrupt])
     by_key = dict(zip(keys, lines, strict=True))
+    values, texts = {}, {}
     for key in s.files:
-        text = s.codec(key).to_json(s.data(key)).rstrip("\n")
+        codec, data = s.codec(key), s.data(key)
+        text = codec.to_json(data).rstrip("\n")
         assert by_key[key] == f'{{"key":{json.dumps(key)},"value":{text}}}', key
         assert (tree / (key + ".json")).read_text(encoding="utf-8") == text, key
+        values[key], texts[key] = codec.decode(data), text
     failures = {f.key: f for f in summary.failures}
     assert sorted(failures) == sorted(s.corrupt)
     for key, how in s.corrupt.items():
@@ -179,6 +207,202 @@ def test_decode_to_json_lines_and_a_mirror_tree(name: str, corpus: dict[str, Cor
         assert not (tree / (key + ".json")).exists()
     written = [p for p in tree.rglob("*") if p.is_file()]
     assert len(written) == len(s.files)
+
+    tables = check_parquet(s, dataset, values)
+    probe_parquet(s, dataset, tables, values, texts)
+
+    # The same batch on a Dask cluster of two workers: the same lines, tables and summary.
+    on_dask = s.run(client, "decode", jsonl=tmp_path / "dask.jsonl",
+                    parquet=tmp_path / "dask")
+    assert counts(on_dask) == counts(summary)
+    assert (tmp_path / "dask.jsonl").read_bytes() == jsonl.read_bytes()
+    assert same(read_dataset(tmp_path / "dask"), tables)
+
+
+def same(a: Any, b: Any) -> bool:
+    """Deep equality in which NaN equals NaN (FlatBuffers' nan_default columns hold it)."""
+    if isinstance(a, float) and isinstance(b, float):
+        return a == b or (math.isnan(a) and math.isnan(b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+    if isinstance(a, list | tuple) and isinstance(b, list | tuple):
+        return type(a) is type(b) and len(a) == len(b) and all(map(same, a, b))
+    return type(a) is type(b) and a == b
+
+
+def read_dataset(root: Path) -> dict[str, tuple[Any, dict[str, dict[str, Any]]]]:
+    """Each table of a Parquet dataset, read with pyarrow: its schema, and its rows by key."""
+    out = {}
+    for folder in sorted(p for p in root.iterdir()):
+        assert folder.is_dir() and not folder.name.startswith("."), folder
+        assert all(re.fullmatch(r"part-\d{5}\.parquet", p.name) for p in folder.iterdir())
+        table = pq.read_table(folder)
+        rows = table.to_pylist()
+        by_key = {row.pop("key"): row for row in rows}
+        assert len(by_key) == len(rows)
+        out[folder.name] = (table.schema.remove_metadata(), by_key)
+    return out
+
+
+def check_parquet(s: CorpusSet, dataset: Path, values: dict[str, Any]
+                  ) -> dict[str, tuple[Any, dict[str, dict[str, Any]]]]:
+    """The dataset holds a row per valid input, equal to the single-file row (the table
+    pyarrow builds from ``codec.to_row`` in this process), with the same column types."""
+    tables = read_dataset(dataset)
+    grouped: dict[str, tuple[list[str], list[Any]]] = {}
+    texts: dict[str, Any] = {}
+    for key, value in values.items():
+        row = s.codec(key).to_row(value)
+        if row is None or row.type is None:  # no schema: the record's JSON (no header)
+            assert row is not None
+            texts[key] = row.value
+            continue
+        keys, rows = grouped.setdefault(table_name(row.name), ([], []))
+        keys.append(key)
+        rows.append(row)
+    assert sorted(tables) == sorted([*grouped, *(["value"] if texts else [])])
+    for name, (keys, rows) in grouped.items():
+        expected = table_of(keys, rows)
+        schema, found = tables[name]
+        assert schema.equals(expected.schema), name
+        assert same(found, {row.pop("key"): row for row in expected.to_pylist()}), name
+    if texts:
+        schema, found = tables["value"]
+        assert schema.field("value").type == pa.json_(pa.string())
+        assert {key: json.loads(row["value"]) for key, row in found.items()} == texts
+    return tables
+
+
+def _f32(x: float) -> float:
+    return float(struct.unpack("<f", struct.pack("<f", x))[0])
+
+
+def _ki_names(s: CorpusSet, prop: str, value: int, flags: bool) -> str:
+    """The name (or ``|``-joined names of bit flags) of an enum value of the type list."""
+    types = json.loads(Path(s.options["schema"]).read_text(encoding="utf-8"))
+    options = next(c["properties"][prop]["enum_options"] for c in types["classes"].values()
+                   if prop in c["properties"])
+    names = {int(v): n for n, v in options.items()}
+    if not flags or value == 0:
+        return names[value]
+    return "|".join(n for v, n in sorted(names.items()) if v and value & v)
+
+
+Probe = tuple[str, tuple[str, ...], Any, str, Callable[[Any, Any], Any]]
+"""A column the test reads back with pyarrow and DuckDB: its table, its path (struct fields),
+its Arrow type, its DuckDB type, and its value from the input's JSON values and JSON text."""
+
+
+def probes(s: CorpusSet) -> list[Probe]:
+    """Columns whose types and values are checked against what the single-file codec's JSON
+    says (an independent account of the decoded values): uint64, float32, enums by name,
+    unions as tagged structs, maps, bytes; Godot's and untyped O3DE's JSON column."""
+    dictionary = pa.dictionary(pa.int32(), pa.string())
+    json_type = pa.json_(pa.string())
+    if s.format == "godot":
+        return [("value", ("value",), json_type, "JSON", lambda j, t: j["$records"])]
+    if s.name == "o3de settings":
+        return [("value", ("value",), json_type, "JSON", lambda j, t: t)]
+    if s.format == "o3de":
+        table = "AzToolsFramework_Prefab_Instance"
+        return [(table, ("ContainerEntity", "Name"), pa.string(), "VARCHAR",
+                 lambda j, t: t["ContainerEntity"]["Name"])]
+    if s.format == "flatbuffers":
+        table = "MyGame.Example.Monster"
+
+        def union_color(j: Any, t: Any) -> Any:
+            if t.get("test_type") != "TestSimpleTableWithEnum":
+                return None
+            return t["test"].get("color", "Green")
+
+        return [
+            (table, ("testhashu64_fnv1",), pa.uint64(), "UBIGINT",
+             lambda j, t: j.get("testhashu64_fnv1", 0)),
+            (table, ("testhashs64_fnv1",), pa.int64(), "BIGINT",
+             lambda j, t: j.get("testhashs64_fnv1", 0)),
+            (table, ("testf",), pa.float32(), "FLOAT", lambda j, t: j.get("testf", PI32)),
+            (table, ("pos", "x"), pa.float32(), "FLOAT",
+             lambda j, t: j["pos"]["x"] if "pos" in j else None),
+            (table, ("pos", "test1"), pa.float64(), "DOUBLE",
+             lambda j, t: j["pos"]["test1"] if "pos" in j else None),
+            (table, ("color",), dictionary, "VARCHAR",
+             lambda j, t: t.get("color", "Blue").replace(" ", "|")),
+            (table, ("signed_enum",), dictionary, "VARCHAR",
+             lambda j, t: t.get("signed_enum", "None")),
+            (table, ("test", "type"), dictionary, "VARCHAR", lambda j, t: t.get("test_type")),
+            (table, ("test", "TestSimpleTableWithEnum", "color"), dictionary, "VARCHAR",
+             union_color),
+            (table, ("vector_of_longs",), pa.list_(pa.int64()), "BIGINT[]",
+             lambda j, t: j.get("vector_of_longs")),
+        ]
+    if s.format == "zeze":
+        table = "demo.Module1.Value"
+        return [
+            (table, ("long2",), pa.int64(), "BIGINT", lambda j, t: j["long2"]),
+            (table, ("float6",), pa.float32(), "FLOAT", lambda j, t: j["float6"]),
+            (table, ("double7",), pa.float64(), "DOUBLE", lambda j, t: j["double7"]),
+            (table, ("bytes8",), pa.binary(), "BLOB",
+             lambda j, t: base64.b64decode(j["bytes8"])),
+            (table, ("map15",), pa.map_(pa.int64(), pa.int64()), "MAP(BIGINT, BIGINT)",
+             lambda j, t: {int(k): v for k, v in j["map15"].items()}),
+            (table, ("dynamic14", "type"), dictionary, "VARCHAR",
+             lambda j, t: j["dynamic14"]["bean"]),
+        ]
+    assert s.format == "kingsisle"
+    return [
+        ("class_AllScalars", ("m_int64",), pa.uint64(), "UBIGINT", lambda j, t: j["m_int64"]),
+        ("class_AllScalars", ("m_float",), pa.float32(), "FLOAT",
+         lambda j, t: _f32(j["m_float"])),
+        ("class_AllScalars", ("m_char",), pa.int8(), "TINYINT", lambda j, t: j["m_char"]),
+        ("class_ScopedEnum", ("m_enum",), dictionary, "VARCHAR",
+         lambda j, t: _ki_names(s, "m_enum", j["m_enum"], False)),
+        ("class_Bitflags", ("m_flags",), dictionary, "VARCHAR",
+         lambda j, t: _ki_names(s, "m_flags", j["m_flags"], True)),
+    ]
+
+
+PI32 = _f32(3.14159)
+
+
+def _plain(value: Any) -> Any:
+    """pyarrow's map (a list of pairs) as DuckDB gives it (a dict)."""
+    if isinstance(value, list) and value and all(isinstance(v, tuple) for v in value):
+        return dict(value)
+    return {} if value == [] else value
+
+
+def probe_parquet(s: CorpusSet, dataset: Path,
+                  tables: dict[str, tuple[Any, dict[str, dict[str, Any]]]],
+                  values: dict[str, Any], texts: dict[str, str]) -> None:
+    """Each probe's column, read with pyarrow and with DuckDB, has its type and, for every
+    valid input of its table, the value the input's JSON says; the key column names the
+    input. uint64 columns hold values above 2**63."""
+    for table, path, arrow_type, duck_type, expect in probes(s):
+        schema, rows = tables[table]
+        found_type = schema.field(path[0]).type
+        for step in path[1:]:
+            found_type = found_type.field(step).type
+        assert found_type == arrow_type, (table, path, found_type)
+        expr = f'"{path[0]}"'
+        for step in path[1:]:
+            expr = f"struct_extract({expr}, '{step}')"
+        result = duckdb.sql(f"select key, {expr} from read_parquet('{dataset / table}/*.parquet')")
+        assert str(result.types[1]) == duck_type, (table, path, result.types)
+        by_duck = dict(result.fetchall())
+        assert sorted(by_duck) == sorted(rows)
+        expected = {}
+        for key in rows:
+            codec = s.codec(key)
+            expected[key] = expect(codec.to_jsonable(values[key]), json.loads(texts[key]))
+            found: Any = rows[key]
+            for step in path:
+                found = None if found is None else found[step]
+            duck = by_duck[key]
+            if arrow_type == pa.json_(pa.string()):
+                found, duck = json.loads(found), json.loads(duck)
+            assert _plain(found) == expected[key] == duck, (key, path)
+        if arrow_type == pa.uint64():
+            assert max(expected.values()) >= 1 << 63, path
 
 
 @pytest.mark.parametrize("name", SETS)
