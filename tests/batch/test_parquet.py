@@ -8,6 +8,7 @@ import math
 import struct
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -160,6 +161,29 @@ def test_a_record_without_fields_is_a_present_flag(tmp_path: Path) -> None:
     pq.write_table(t, tmp_path / "e.parquet")
     assert pq.read_table(tmp_path / "e.parquet").column("e").to_pylist() == [
         {"present": True}, None]
+
+
+def test_a_row_too_deep_for_its_columns_fails_its_input_alone(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    link = Record("Link", (Field("n", INT16), Field("next", Optional(Ref("Link")))))
+    schema = Schema({"Link": link})
+    chain: dict[str, Any] = {"n": 0}
+    for n in range(1, 5000):
+        chain = {"n": n, "next": chain}
+    values = {b"deep": chain, b"flat": {"n": 1, "next": {"n": 2}}}
+
+    def to_row(self: Any, value: Any) -> Row:
+        return Row("Link", schema, Ref("Link"), values[value])
+
+    monkeypatch.setattr(type(gameserde.codec("godot")), "decode", lambda self, data: data)
+    monkeypatch.setattr(type(gameserde.codec("godot")), "to_row", to_row)
+    with ThreadPoolExecutor(1) as pool:  # the patched codec is this process's
+        summary = batch.run("decode", [("a", b"deep"), ("b", b"flat")], "godot",
+                            executor=pool, parquet=tmp_path)
+    assert [f.key for f in summary.failures] == ["a"]
+    assert "nests too deep" in summary.failures[0].message
+    assert pq.read_table(tmp_path / "Link").to_pylist() == [
+        {"key": "b", "n": 1, "next": '{"n":2}'}]
 
 
 def test_a_field_named_key_moves_the_key_column() -> None:

@@ -206,9 +206,11 @@ class _Tables:
     def _table(self, owners: list[Outcome], rows: list[Row]) -> Any:
         try:
             return table_of([o.key for o in owners], rows, enums=self.enums)
-        except (ArithmeticError, TypeError, ValueError, LookupError) as e:
+        except (ArithmeticError, TypeError, ValueError, LookupError, RecursionError) as e:
             if len(rows) == 1:
-                owners[0].error = f"the decoded value does not fit its Parquet columns: {e}"
+                owners[0].error = ("the decoded value nests too deep for its Parquet columns"
+                                   if isinstance(e, RecursionError) else
+                                   f"the decoded value does not fit its Parquet columns: {e}")
                 owners[0].output = None
                 return None
         kept_owners, kept_rows = [], []

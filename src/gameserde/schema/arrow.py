@@ -296,7 +296,7 @@ def _enum_name(enum: Enum) -> Convert:
             return name
         if enum.bit_flags:
             flags = enum.flag_names(value)
-            if flags is not None:
+            if flags:
                 return "|".join(flags)
         return str(value)
 
