@@ -19,9 +19,12 @@ import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import gameserde
 from gameserde import batch, o3de
+from gameserde.batch.parquet import table_of
 from gameserde.codecs import Row
 from gameserde.errors import GameserdeWarning
 from gameserde.o3de import AnyValue, JsonPairs, Registry
@@ -350,6 +353,39 @@ def test_a_class_inside_itself_is_json(tmp_path: Path) -> None:
     found = table.to_pylist()[0]["children"]
     assert json.loads(found[0]["Node"]) == {"label": "a", "children": []}
     assert found[1]["Leaf"] == {"label": "", "children": [None], "weight": 3}
+
+
+_SCALARS = {"i8": st.integers(-2**7, 2**7 - 1), "u8": st.integers(0, 2**8 - 1),
+            "i16": st.integers(-2**15, 2**15 - 1), "u16": st.integers(0, 2**16 - 1),
+            "i32": st.integers(-2**31, 2**31 - 1), "u32": st.integers(0, 2**32 - 1),
+            "i64": st.integers(-2**63, 2**63 - 1), "u64": st.integers(0, 2**64 - 1),
+            "f32": st.floats(width=32, allow_nan=False).map(float),
+            "f64": st.floats(allow_nan=False),
+            "text": st.text(st.characters(exclude_categories=["Cs"]), max_size=8),
+            "flag": st.booleans(), "kind": st.sampled_from([0, 1, 200]),
+            "numbers": st.lists(st.integers(-2**31, 2**31 - 1), max_size=3),
+            "scores": st.dictionaries(st.text(max_size=3), st.floats(allow_nan=False), max_size=3)}
+_HELD = st.sampled_from([AnyValue(), AnyValue("int", -3),
+                         AnyValue("Vector3", Vector3(1.0, 2.0, 3.0)),
+                         AnyValue("AZ::u64", 2**64 - 1), AnyValue("Base", _new("Base"))])
+_POINTED = st.sampled_from([None, "Base", "Derived", "Multi"]).map(
+    lambda name: None if name is None else _new(name))
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.fixed_dictionaries(_SCALARS), _HELD, _POINTED)
+def test_random_values_read_back(scalars: dict[str, Any], held: AnyValue, pointed: Any) -> None:
+    value = _new("Doc", held=held, base_ptr=pointed, **scalars)
+    row = o3de.codec(registry=REG, type="Doc").to_row(value)
+    assert row.schema is not None and row.type is not None
+    for name, item in scalars.items():
+        assert same(row.value[name], item if name != "scores" else list(item.items())), name
+    sink = pa.BufferOutputStream()
+    pq.write_table(table_of(["k"], [row]), sink)
+    found = pq.read_table(pa.BufferReader(sink.getvalue())).to_pylist()[0]
+    del found["key"]
+    assert same(found, expected(row.schema, row.type, row.value))
+    assert found["f32"] == scalars["f32"] and type(found["u64"]) is int
 
 
 # ---------------------------------------------------------------------------------------------
