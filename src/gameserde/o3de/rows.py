@@ -35,16 +35,20 @@ material property values                 a ``Union`` of ``bool int float Vector2
                                          Vector4 Color string``
 =======================================  ==========================================================
 
-A union of more than 64 members (components and ``AZStd::any`` with the engine registry) is a
-JSON column in Arrow (:mod:`gameserde.schema.arrow`). What the model cannot carry is kept as
-JSON text in a ``String``: a component whose type the registry does not know (the member
-``UncheckedComponent``), the patches of a nested instance, and values of custom serializers
-this module does not know (written by their serializer). A value that does not fit its type
-(an ``AZStd::any`` holding a type the union lacks, an instance of an unregistered class) is
-reported with a :class:`~gameserde.errors.GameserdeWarning` and left out (``None``).
+A union of more than 64 members (``AZStd::any`` with the engine registry, not its 49
+components) is a JSON column in Arrow (:mod:`gameserde.schema.arrow`), as is a class inside
+itself; a class without fields has one field, ``present`` (Parquet writes no empty struct).
+What the model cannot type is kept as JSON text in a ``String``: a component whose type the
+registry does not know (the member ``UncheckedComponent``), the patches of a nested
+instance, and the values of custom serializers this module does not know (what their
+serializer writes). What a row cannot hold is reported with a
+:class:`~gameserde.errors.GameserdeWarning`: a string holding bytes that are not UTF-8 gets
+U+FFFD in their place, and a value its union does not list (an ``AZStd::any`` holding a type
+the registry lacks, a pointer to an instance of an unregistered class) is left out (None).
 
 A document without a registry (settings registry files, untyped JSON) has no single type: its
-row has ``schema`` and ``type`` None and the document's JSON values (``json_row``).
+row (:func:`json_row`) has ``schema`` and ``type`` None and the document's JSON values; a
+member name an object repeats is kept once (the last), reported.
 """
 
 from __future__ import annotations
