@@ -19,9 +19,9 @@ import pytest
 
 import gameserde
 from gameserde import batch
-from gameserde.batch.parquet import table_of
+from gameserde.batch.parquet import json_table, json_text, table_of
 from gameserde.codecs import Row
-from gameserde.errors import UsageError
+from gameserde.errors import GameserdeWarning, UsageError
 from gameserde.schema import arrow
 from gameserde.schema.model import (
     BOOL,
@@ -184,6 +184,16 @@ def test_a_row_too_deep_for_its_columns_fails_its_input_alone(
     assert "nests too deep" in summary.failures[0].message
     assert pq.read_table(tmp_path / "Link").to_pylist() == [
         {"key": "b", "n": 1, "next": '{"n":2}'}]
+
+
+def test_json_columns_hold_valid_utf8(tmp_path: Path) -> None:
+    with pytest.warns(GameserdeWarning, match="surrogates that are not pairs"):
+        text = json_text({"name": "lone \udc80", "pair": "\ud83d\ude00"})
+    assert json.loads(text) == {"name": "lone \ufffd", "pair": "\U0001f600"}
+    assert json_text({"s": "\\ud800"}) == '{"s":"\\\\ud800"}'  # text, not a surrogate
+    pq.write_table(json_table(["k"], [text]), tmp_path / "j.parquet")
+    assert duckdb.sql(f"select value->>'$.pair' from '{tmp_path}/j.parquet'").fetchall() == [
+        ("\U0001f600",)]
 
 
 def test_a_field_named_key_moves_the_key_column() -> None:

@@ -26,18 +26,20 @@ import os
 import re
 import shutil
 import uuid
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from gameserde._extras import require
+from gameserde._jsonio import dumps
 from gameserde.codecs import Row
-from gameserde.errors import UsageError
+from gameserde.errors import GameserdeWarning, UsageError
 from gameserde.schema.arrow import ENUM_FORMS, Plan, plan
 
-__all__ = ["Dataset", "Target", "inspect_table", "json_table", "table_of", "verify_table",
-           "write_part"]
+__all__ = ["Dataset", "Target", "inspect_table", "json_table", "json_text", "table_of",
+           "verify_table", "write_part"]
 
 _PLANS: dict[tuple[int, str, Any, str], tuple[Row, Plan]] = {}
 
@@ -86,6 +88,35 @@ def table_of(keys: Sequence[str], rows: Sequence[Row], *, enums: str = "name") -
         key += "_"
     return pa.Table.from_arrays([pa.array(keys, type=pa.string()), *columns],
                                 names=[key, *names])
+
+
+def json_text(value: Any) -> str:
+    """JSON values as the text of a JSON column, valid UTF-8: a string's UTF-16 surrogates
+    that are not a pair (Godot 3 strings may hold them) become U+FFFD, with a
+    :class:`~gameserde.errors.GameserdeWarning` (DuckDB refuses a file holding one)."""
+    text = dumps(value, pretty=False).decode("utf-8").rstrip("\n")
+    if "\\ud" not in text.lower():
+        return text
+    fixed, changed = _without_surrogates(value)
+    if not changed:
+        return text
+    warnings.warn("a string holds UTF-16 surrogates that are not pairs: the Parquet JSON "
+                  "column has U+FFFD in their place", GameserdeWarning, stacklevel=2)
+    return dumps(fixed, pretty=False).decode("utf-8").rstrip("\n")
+
+
+def _without_surrogates(value: Any) -> tuple[Any, bool]:
+    if isinstance(value, str):
+        fixed = value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+        return fixed, fixed != value
+    if isinstance(value, list):
+        pairs = [_without_surrogates(v) for v in value]
+        return [v for v, _ in pairs], any(c for _, c in pairs)
+    if isinstance(value, dict):
+        items = [(_without_surrogates(k), _without_surrogates(v)) for k, v in value.items()]
+        return ({k: v for (k, _), (v, _) in items},
+                any(ck or cv for (_, ck), (_, cv) in items))
+    return value, False
 
 
 def json_table(keys: Sequence[str], texts: Sequence[str]) -> Any:

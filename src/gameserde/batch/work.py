@@ -10,12 +10,12 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
-from gameserde._jsonio import dumps
 from gameserde.batch.inputs import Item
 from gameserde.batch.parquet import (
     Target,
     inspect_table,
     json_table,
+    json_text,
     table_of,
     verify_table,
     write_part,
@@ -165,8 +165,7 @@ class _Tables:
             text = (reader.to_json(data).rstrip("\n") if row is None or self.task.output
                     else "")
             self.texts[0].append(outcome)
-            self.texts[1].append(text if row is None else
-                                 dumps(row.value, pretty=False).decode("utf-8").rstrip("\n"))
+            self.texts[1].append(text if row is None else json_text(row.value))
             return text
         owners, rows = self.rows.setdefault(row.name, ([], []))
         owners.append(outcome)
