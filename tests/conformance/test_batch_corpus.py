@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import base64
 import fcntl
+import functools
 import importlib.util
 import json
 import logging
@@ -209,7 +210,7 @@ def test_decode_to_json_lines_a_mirror_tree_and_parquet(name: str,
     assert len(written) == len(s.files)
 
     tables = check_parquet(s, dataset, values)
-    probe_parquet(s, dataset, tables, values, texts)
+    probe_parquet(s, dataset, tables, texts)
 
     # The same batch on a Dask cluster of two workers: the same lines, tables and summary.
     on_dask = s.run(client, "decode", jsonl=tmp_path / "dask.jsonl",
@@ -277,9 +278,14 @@ def _f32(x: float) -> float:
     return float(struct.unpack("<f", struct.pack("<f", x))[0])
 
 
+@functools.cache
+def _type_list(path: str) -> Any:
+    return json.loads(Path(path).read_text(encoding="utf-8"))
+
+
 def _ki_names(s: CorpusSet, prop: str, value: int, flags: bool) -> str:
     """The name (or ``|``-joined names of bit flags) of an enum value of the type list."""
-    types = json.loads(Path(s.options["schema"]).read_text(encoding="utf-8"))
+    types = _type_list(s.options["schema"])
     options = next(c["properties"][prop]["enum_options"] for c in types["classes"].values()
                    if prop in c["properties"])
     names = {int(v): n for n, v in options.items()}
@@ -288,9 +294,27 @@ def _ki_names(s: CorpusSet, prop: str, value: int, flags: bool) -> str:
     return "|".join(n for v, n in sorted(names.items()) if v and value & v)
 
 
-Probe = tuple[str, tuple[str, ...], Any, str, Callable[[Any, Any], Any]]
+class Account:
+    """What the single-file codec says of a valid input: ``t``, its JSON text parsed, and
+    ``j``, its JSON values (``to_jsonable``: numbers exact where flatc's text rounds
+    them)."""
+
+    def __init__(self, s: CorpusSet, key: str, text: str) -> None:
+        self.s, self.key, self.text = s, key, text
+
+    @functools.cached_property
+    def t(self) -> Any:
+        return json.loads(self.text)
+
+    @functools.cached_property
+    def j(self) -> Any:
+        codec = self.s.codec(self.key)
+        return codec.to_jsonable(codec.decode(self.s.data(self.key)))
+
+
+Probe = tuple[str, tuple[str, ...], Any, str, Callable[[Account], Any]]
 """A column the test reads back with pyarrow and DuckDB: its table, its path (struct fields),
-its Arrow type, its DuckDB type, and its value from the input's JSON values and JSON text."""
+its Arrow type, its DuckDB type, and its value from what the single-file codec says."""
 
 
 def probes(s: CorpusSet) -> list[Probe]:
@@ -300,64 +324,64 @@ def probes(s: CorpusSet) -> list[Probe]:
     dictionary = pa.dictionary(pa.int32(), pa.string())
     json_type = pa.json_(pa.string())
     if s.format == "godot":
-        return [("value", ("value",), json_type, "JSON", lambda j, t: j["$records"])]
+        return [("value", ("value",), json_type, "JSON", lambda a: a.t["$records"])]
     if s.name == "o3de settings":
-        return [("value", ("value",), json_type, "JSON", lambda j, t: t)]
+        return [("value", ("value",), json_type, "JSON", lambda a: a.t)]
     if s.format == "o3de":
         table = "AzToolsFramework_Prefab_Instance"
         return [(table, ("ContainerEntity", "Name"), pa.string(), "VARCHAR",
-                 lambda j, t: t["ContainerEntity"]["Name"])]
+                 lambda a: a.t["ContainerEntity"]["Name"])]
     if s.format == "flatbuffers":
         table = "MyGame.Example.Monster"
 
-        def union_color(j: Any, t: Any) -> Any:
-            if t.get("test_type") != "TestSimpleTableWithEnum":
+        def union_color(a: Account) -> Any:
+            if a.t.get("test_type") != "TestSimpleTableWithEnum":
                 return None
-            return t["test"].get("color", "Green")
+            return a.t["test"].get("color", "Green")
 
         return [
             (table, ("testhashu64_fnv1",), pa.uint64(), "UBIGINT",
-             lambda j, t: j.get("testhashu64_fnv1", 0)),
+             lambda a: a.t.get("testhashu64_fnv1", 0)),
             (table, ("testhashs64_fnv1",), pa.int64(), "BIGINT",
-             lambda j, t: j.get("testhashs64_fnv1", 0)),
-            (table, ("testf",), pa.float32(), "FLOAT", lambda j, t: j.get("testf", PI32)),
+             lambda a: a.t.get("testhashs64_fnv1", 0)),
+            (table, ("testf",), pa.float32(), "FLOAT", lambda a: a.j.get("testf", PI32)),
             (table, ("pos", "x"), pa.float32(), "FLOAT",
-             lambda j, t: j["pos"]["x"] if "pos" in j else None),
+             lambda a: a.j["pos"]["x"] if "pos" in a.j else None),
             (table, ("pos", "test1"), pa.float64(), "DOUBLE",
-             lambda j, t: j["pos"]["test1"] if "pos" in j else None),
+             lambda a: a.j["pos"]["test1"] if "pos" in a.j else None),
             (table, ("color",), dictionary, "VARCHAR",
-             lambda j, t: t.get("color", "Blue").replace(" ", "|")),
+             lambda a: a.t.get("color", "Blue").replace(" ", "|")),
             (table, ("signed_enum",), dictionary, "VARCHAR",
-             lambda j, t: t.get("signed_enum", "None")),
-            (table, ("test", "type"), dictionary, "VARCHAR", lambda j, t: t.get("test_type")),
+             lambda a: a.t.get("signed_enum", "None")),
+            (table, ("test", "type"), dictionary, "VARCHAR", lambda a: a.t.get("test_type")),
             (table, ("test", "TestSimpleTableWithEnum", "color"), dictionary, "VARCHAR",
              union_color),
             (table, ("vector_of_longs",), pa.list_(pa.int64()), "BIGINT[]",
-             lambda j, t: j.get("vector_of_longs")),
+             lambda a: a.t.get("vector_of_longs")),
         ]
     if s.format == "zeze":
         table = "demo.Module1.Value"
         return [
-            (table, ("long2",), pa.int64(), "BIGINT", lambda j, t: j["long2"]),
-            (table, ("float6",), pa.float32(), "FLOAT", lambda j, t: j["float6"]),
-            (table, ("double7",), pa.float64(), "DOUBLE", lambda j, t: j["double7"]),
+            (table, ("long2",), pa.int64(), "BIGINT", lambda a: a.t["long2"]),
+            (table, ("float6",), pa.float32(), "FLOAT", lambda a: _f32(a.t["float6"])),
+            (table, ("double7",), pa.float64(), "DOUBLE", lambda a: a.t["double7"]),
             (table, ("bytes8",), pa.binary(), "BLOB",
-             lambda j, t: base64.b64decode(j["bytes8"])),
+             lambda a: base64.b64decode(a.t["bytes8"])),
             (table, ("map15",), pa.map_(pa.int64(), pa.int64()), "MAP(BIGINT, BIGINT)",
-             lambda j, t: {int(k): v for k, v in j["map15"].items()}),
+             lambda a: {int(k): v for k, v in a.t["map15"].items()}),
             (table, ("dynamic14", "type"), dictionary, "VARCHAR",
-             lambda j, t: j["dynamic14"]["bean"]),
+             lambda a: a.t["dynamic14"]["bean"]),
         ]
     assert s.format == "kingsisle"
     return [
-        ("class_AllScalars", ("m_int64",), pa.uint64(), "UBIGINT", lambda j, t: j["m_int64"]),
+        ("class_AllScalars", ("m_int64",), pa.uint64(), "UBIGINT", lambda a: a.t["m_int64"]),
         ("class_AllScalars", ("m_float",), pa.float32(), "FLOAT",
-         lambda j, t: _f32(j["m_float"])),
-        ("class_AllScalars", ("m_char",), pa.int8(), "TINYINT", lambda j, t: j["m_char"]),
+         lambda a: _f32(a.t["m_float"])),
+        ("class_AllScalars", ("m_char",), pa.int8(), "TINYINT", lambda a: a.t["m_char"]),
         ("class_ScopedEnum", ("m_enum",), dictionary, "VARCHAR",
-         lambda j, t: _ki_names(s, "m_enum", j["m_enum"], False)),
+         lambda a: _ki_names(s, "m_enum", a.t["m_enum"], False)),
         ("class_Bitflags", ("m_flags",), dictionary, "VARCHAR",
-         lambda j, t: _ki_names(s, "m_flags", j["m_flags"], True)),
+         lambda a: _ki_names(s, "m_flags", a.t["m_flags"], True)),
     ]
 
 
@@ -373,10 +397,11 @@ def _plain(value: Any) -> Any:
 
 def probe_parquet(s: CorpusSet, dataset: Path,
                   tables: dict[str, tuple[Any, dict[str, dict[str, Any]]]],
-                  values: dict[str, Any], texts: dict[str, str]) -> None:
+                  texts: dict[str, str]) -> None:
     """Each probe's column, read with pyarrow and with DuckDB, has its type and, for every
     valid input of its table, the value the input's JSON says; the key column names the
     input. uint64 columns hold values above 2**63."""
+    accounts: dict[str, Account] = {}
     for table, path, arrow_type, duck_type, expect in probes(s):
         schema, rows = tables[table]
         found_type = schema.field(path[0]).type
@@ -392,8 +417,9 @@ def probe_parquet(s: CorpusSet, dataset: Path,
         assert sorted(by_duck) == sorted(rows)
         expected = {}
         for key in rows:
-            codec = s.codec(key)
-            expected[key] = expect(codec.to_jsonable(values[key]), json.loads(texts[key]))
+            if key not in accounts:
+                accounts[key] = Account(s, key, texts[key])
+            expected[key] = expect(accounts[key])
             found: Any = rows[key]
             for step in path:
                 found = None if found is None else found[step]
