@@ -2,8 +2,9 @@
 records, and a dask DataFrame for formats whose values have a schema.
 
     import gameserde.dask
-    saves = gameserde.dask.read("saves/**/*.sav", "godot", framing="store_var")
-    rich = saves.filter(lambda r: "value" in r and r["value"][0]["gold"] > 1000).count()
+    saves = gameserde.dask.read("saves/**/*.sav", "godot", framing="store_var", json="plain")
+    rich = saves.filter(lambda r: "value" in r and r["value"]["$records"][0]["gold"] > 1000)
+    print(rich.count().compute())
 
 The inputs are named as a batch names them (paths, globs, directories, ``(key, bytes)``
 records; see :mod:`gameserde.batch`), and a partition is one of a batch's chunks (up to 4 MiB
