@@ -12,11 +12,15 @@ inventory). Each engine decodes every file of a corpus to one JSON Lines file
 - dask: a LocalCluster of 2 worker processes of one thread, as ``--dask local -j 2`` starts
   (before the timing).
 
-The throughput ratios against one process are printed with their goals on a 2-core machine
-(pool >= 1.8x, Dask >= 1.5x). Then peak memory against corpus size: for each of
-``--memory`` file counts (small files), a fresh process runs the pool batch and reports its
-own peak resident size and its workers' (``getrusage`` maxrss of self and children), which
-should not grow with the number of files.
+The engines take turns, run after run: the pool beside one process first, then (with the
+cluster started) Dask beside one process again, since a pool forks the process it starts
+from, a cluster's threads and all. The throughput ratios against one process are printed with
+their goals on a 2-core machine (pool >= 1.8x, Dask >= 1.5x), and the CPU time of all the
+engine's processes, with the ratio that CPU time allows on two idle cores ("bound"): on a
+machine busy with other work the wall-time ratio falls below it. Then peak memory against
+corpus size: for each of ``--memory`` file counts (small files), a fresh process runs the pool
+batch and reports its own peak resident size and its largest worker's (``VmHWM``, and
+``getrusage`` maxrss of its children), which should not grow with the number of files.
 
     python3 benchmarks/batch_bench.py [--small N] [--large N] [--large-mb MB] [--runs N]
                                       [--memory N,N] [--quick]
@@ -85,42 +89,62 @@ class InProcess(Executor):
         return future
 
 
-def time_batch(corpus: Path, out: Path, executor: Any) -> float:
+def cpu_seconds(engine: Any) -> float:
+    """The CPU time this process and the engine's workers have used so far: a pool's workers
+    once it has shut them down (``RUSAGE_CHILDREN``), a cluster's as they say themselves. The
+    scheduler of a LocalCluster runs in this process."""
+    used = time.process_time()
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    used += children.ru_utime + children.ru_stime
+    if engine is not None and cluster.is_client(engine):
+        used += sum(engine.run(time.process_time).values())
+    return used
+
+
+def time_batch(corpus: Path, executor: Any) -> tuple[float, float]:
+    """The wall time and the CPU time (all processes) of one batch."""
+    cpu = cpu_seconds(executor)
     started = time.perf_counter()
-    summary = batch.run("decode", [corpus], "godot", framing="store_var", jsonl=out,
-                        executor=executor)
+    summary = batch.run("decode", [corpus], "godot", framing="store_var",
+                        jsonl=corpus.with_suffix(".jsonl"), executor=executor)
     seconds = time.perf_counter() - started
     if summary.failed or not summary.ok:
         sys.exit(f"the benchmark's batch failed: {summary}")
-    return seconds
+    return seconds, cpu_seconds(executor) - cpu
 
 
-def compare(corpus: Path, engines: dict[str, Any], runs: int) -> dict[str, float]:
-    """The median time of each engine, the engines taking turns run after run (so that a
-    change in the machine's load shows in all of them)."""
-    times: dict[str, list[float]] = {name: [] for name in engines}
+def compare(corpus: Path, engines: dict[str, Any], runs: int) -> dict[str, tuple[float, float]]:
+    """The median wall and CPU times of each engine, the engines taking turns run after run
+    (so that a change in the machine's load shows in all of them)."""
+    times: dict[str, list[tuple[float, float]]] = {name: [] for name in engines}
     for _ in range(runs):
         for name, executor in engines.items():
-            times[name].append(time_batch(corpus, corpus.with_suffix(".jsonl"), executor))
-    return {name: statistics.median(t) for name, t in times.items()}
+            times[name].append(time_batch(corpus, executor))
+    return {name: (statistics.median(w for w, _ in t), statistics.median(c for _, c in t))
+            for name, t in times.items()}
 
 
-def report(label: str, corpus: Path, size: int, phases: list[dict[str, float]],
-           runs: int) -> None:
-    """Each engine's median against one process timed in the same phase."""
+def report(label: str, corpus: Path, size: int,
+           phases: list[dict[str, tuple[float, float]]], runs: int) -> None:
+    """Each engine's medians against one process timed in the same phase: wall time,
+    throughput, the ratio, and the CPU time of all its processes; "bound" is the ratio that
+    CPU time allows on two idle cores (2 x one process's CPU / the engine's, at most 2)."""
     files = sum(1 for _ in corpus.rglob("*.sav"))
     lines = corpus.with_suffix(".jsonl").stat().st_size
     print(f"{label}: {files} files of {size // files:,} bytes ({size / 1e6:.1f} MB; JSON Lines "
           f"{lines / 1e6:.1f} MB), medians of {runs} runs")
+    print(f"  {'':<12}{'wall':>9} {'MB/s':>7} {'files/s':>9} {'ratio':>6} {'cpu':>8} "
+          f"{'bound':>6}")
     for medians in phases:
-        base = medians["one process"]
-        for name, seconds in medians.items():
+        base, base_cpu = medians["one process"]
+        for name, (seconds, cpu) in medians.items():
             ratio = base / seconds
+            bound = 1.0 if name == "one process" else min(2.0, 2 * base_cpu / cpu)
             goal = GOALS.get(name)
             verdict = "" if goal is None else (f"  goal >= {goal}x: "
                                                f"{'met' if ratio >= goal else 'NOT MET'}")
-            print(f"  {name:<12}{seconds:8.3f} s {size / seconds / 1e6:8.1f} MB/s "
-                  f"{files / seconds:10.0f} files/s {ratio:6.2f}x{verdict}")
+            print(f"  {name:<12}{seconds:8.3f}s {size / seconds / 1e6:7.1f} "
+                  f"{files / seconds:9.0f} {ratio:5.2f}x {cpu:7.3f}s {bound:5.2f}x{verdict}")
 
 
 def memory(tmp: Path, counts: list[int]) -> None:
@@ -155,8 +179,21 @@ def memory_child(corpus: str, count: int, out: str) -> None:
     seconds = time.perf_counter() - started
     if summary.inputs != count or summary.failed:
         sys.exit(f"the memory batch read {summary}")
-    print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
-          resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, seconds)
+    print(peak_kib(), resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, seconds)
+
+
+def peak_kib() -> int:
+    """This process's peak resident size in KiB: Linux's ``VmHWM``, counted from the start
+    of its program (``getrusage``'s maxrss keeps the peak of the process that started it);
+    elsewhere, that maxrss."""
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 
 
 def main() -> None:
