@@ -1,23 +1,30 @@
 """Batches over a generated corpus of the five formats: every record a batch writes is what
 the single-file codec gives.
 
-``scripts/make_batch_corpus.py`` writes the corpus once per test session (over 10,000 small
-files in nested folders, a large input of 2 MiB per set and damaged files of known kinds),
+``scripts/make_batch_corpus.py`` writes the corpus once per test session (10,000 small files
+in nested folders, a large input of about 2 MiB per set and damaged files of known kinds),
 with the schemas of the shared corpora (``../shared/corpus``; without them these tests are
 skipped, or fail when ``CI=true``). Each set of the corpus (a format with one codec's options)
 is checked on a process pool of two workers, shared by the tests so that each worker builds
 its codecs once:
 
-* decode to JSON Lines and to a mirror tree in one run: each valid file's line is exactly
-  ``{"key": KEY, "value": TEXT}`` where TEXT is ``codec.to_json(data)`` (the compact form),
-  and its mirrored file holds TEXT; each damaged file is a failure with its key, the byte
-  offset, path and message of the single-file error, and has no mirrored file;
+* decode to JSON Lines, a mirror tree and a Parquet dataset in one run: each valid file's line
+  is exactly ``{"key": KEY, "value": TEXT}`` where TEXT is ``codec.to_json(data)`` (the compact
+  form), and its mirrored file holds TEXT; each damaged file is a failure with its key, the
+  byte offset, path and message of the single-file error, and has neither a file nor a row;
+  the dataset read back with pyarrow holds each valid file's row as the table pyarrow builds
+  from the single-file ``codec.to_row`` (same types, same values), and read with pyarrow and
+  DuckDB, columns of each kind (uint64 above 2**63, float32, enums by name, unions as tagged
+  structs, maps, bytes, Godot's JSON) hold what the single-file JSON says; the same batch on
+  a Dask ``LocalCluster`` of two workers writes the same JSON Lines and Parquet files, byte
+  for byte, with the same summary;
 * verify: the counts (inputs, bytes, ok, failed) and the failures' keys;
 * convert with the written side's other options (``to`` in the manifest) to a mirror tree:
   each file's bytes are those of the single-file convert; convert with the read side's own
   options gives every valid file's bytes back (the corpus holds what the encoders write, for
   which a convert is an identity);
-* the command line on one set: exit status 1, one line per failure and the summary.
+* the command line on one set: exit status 1, one line per failure and the summary, JSON Lines
+  and a Parquet dataset, and the same with ``--dask local``.
 """
 
 from __future__ import annotations
@@ -492,9 +499,9 @@ def test_the_command_line_reports_failures_and_sums_up(corpus: dict[str, CorpusS
                                                        capsys: pytest.CaptureFixture[str]
                                                        ) -> None:
     s = corpus["kingsisle"]
-    jsonl = tmp_path / "out.jsonl"
-    status = main(["decode", s.format, *_flags(s.options), "-r", str(s.dir), "--jsonl",
-                   str(jsonl), "-j", "2"])
+    jsonl, dataset = tmp_path / "out.jsonl", tmp_path / "dataset"
+    argv = ["decode", s.format, *_flags(s.options), "-r", str(s.dir)]
+    status = main([*argv, "--jsonl", str(jsonl), "--parquet", str(dataset), "-j", "2"])
     out, err = capsys.readouterr()
     assert (status, out) == (1, "")
     *failed, summary = err.splitlines()
@@ -509,3 +516,15 @@ def test_the_command_line_reports_failures_and_sums_up(corpus: dict[str, CorpusS
     for key in s.files:
         text = s.codec(key).to_json(s.data(key)).rstrip("\n")
         assert lines[key] == f'{{"key":{json.dumps(key)},"value":{text}}}'
+    tables = read_dataset(dataset)
+    assert sorted(key for _, rows in tables.values() for key in rows) == sorted(s.files)
+
+    # --dask local: a LocalCluster of two workers for the run, the same outputs and summary
+    status = main([*argv, "--jsonl", str(tmp_path / "dask.jsonl"), "--parquet",
+                   str(tmp_path / "dask"), "--dask", "local", "-j", "2"])
+    out, err = capsys.readouterr()
+    assert (status, out) == (1, "")
+    assert err.splitlines()[-1].split(" bytes in ")[0] == summary.split(" bytes in ")[0]
+    assert err.splitlines()[-1].split(" s: ")[1] == summary.split(" s: ")[1]
+    assert (tmp_path / "dask.jsonl").read_bytes() == jsonl.read_bytes()
+    assert files(tmp_path / "dask") == files(dataset)
