@@ -67,6 +67,7 @@ SEED = 20
 
 
 def _generator() -> Any:
+    """``scripts/make_batch_corpus.py`` as a module."""
     spec = importlib.util.spec_from_file_location(
         "make_batch_corpus", ROOT / "scripts" / "make_batch_corpus.py")
     assert spec is not None and spec.loader is not None
@@ -74,6 +75,10 @@ def _generator() -> Any:
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
     return module
+
+
+GENERATOR = _generator()
+SETS = [name for name, _, _ in GENERATOR._SETS]
 
 
 class CorpusSet:
@@ -105,8 +110,10 @@ class CorpusSet:
     def data(self, key: str) -> bytes:
         return (self.dir / key).read_bytes()
 
-    def run(self, pool: ProcessPoolExecutor, action: str, **kwargs: Any) -> batch.Summary:
-        return batch.run(action, [self.dir], self.format, executor=pool, **self.options,
+    def run(self, executor: ProcessPoolExecutor | Client, action: str,
+            **kwargs: Any) -> batch.Summary:
+        """``action`` as a batch over the set's folder, on ``executor``."""
+        return batch.run(action, [self.dir], self.format, executor=executor, **self.options,
                          **kwargs)
 
     def single_failure(self, key: str) -> dict[str, Any]:
@@ -136,7 +143,7 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> dict[str, CorpusSet]:
             manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
         else:
             manifest = GENERATOR.make_corpus(root, per_format=PER_FORMAT, large=LARGE,
-                                                corrupt=CORRUPT, seed=SEED)
+                                             corrupt=CORRUPT, seed=SEED)
     return {entry["name"]: CorpusSet(root, entry) for entry in manifest["sets"]}
 
 
@@ -146,10 +153,6 @@ def pool() -> Iterator[ProcessPoolExecutor]:
     build)."""
     with ProcessPoolExecutor(max_workers=2) as executor:
         yield executor
-
-
-GENERATOR = _generator()
-SETS = [name for name, _, _ in GENERATOR._SETS]
 
 
 @pytest.fixture(scope="module")
