@@ -18,7 +18,8 @@ Corrupt files are valid ones cut short (``truncated``) or with bytes a reader mu
 (``bad bytes``), kept under ``bad/`` folders of each set; the manifest says, for each, how it
 was damaged. ``manifest.json`` at the root (also what :func:`make_corpus` returns) lists every
 set: its format, folder, codec options, the written side's options of a conversion
-(``to``), and its valid, large and corrupt files by key (the path below the set's folder).
+(``to``) and those that convert its output back (``back``), and its valid, large and corrupt
+files by key (the path below the set's folder).
 """
 
 from __future__ import annotations
@@ -64,12 +65,12 @@ class _Writer:
     """Writes one set's files and keeps its manifest entry."""
 
     def __init__(self, root: Path, name: str, format: str, folder: str,
-                 options: dict[str, Any], to: dict[str, Any]) -> None:
+                 options: dict[str, Any], to: dict[str, Any], back: dict[str, Any]) -> None:
         self.dir = root / folder
         self.codec = gameserde.codec(format, **options)
         self.entry: dict[str, Any] = {"name": name, "format": format, "dir": folder,
-                                      "options": options, "to": to, "files": [], "large": [],
-                                      "corrupt": {}}
+                                      "options": options, "to": to, "back": back,
+                                      "files": [], "large": [], "corrupt": {}}
 
     def put(self, key: str, data: bytes, *, large: bool = False) -> None:
         path = self.dir / key
@@ -200,8 +201,11 @@ def _godot_set(profile: str) -> Callable[..., dict[str, Any]]:
     def make(root: Path, rng: random.Random, count: int, large: int,
              corrupt: int) -> dict[str, Any]:
         options = {"profile": profile, "framing": "store_var"}
-        to = {"profile": "godot4"} if profile == "godot3" else {"big_endian": True}
-        w = _Writer(root, profile, "godot", f"godot/{profile}", options, to)
+        if profile == "godot3":  # a Godot 3 corpus moved to Godot 4
+            to, back = {"profile": "godot4"}, {"profile": "godot3"}
+        else:
+            to, back = {"big_endian": True}, {"big_endian": False}
+        w = _Writer(root, profile, "godot", f"godot/{profile}", options, to, back)
         valid = []
         for i in range(count):
             data = w.codec.encode(_godot_save(rng, profile, i))
@@ -323,7 +327,7 @@ def _flatbuffers(root: Path, rng: random.Random, count: int, large: int,
     options = {"schema": str(FB_SCHEMA / "monster_test.fbs"),
                "include": [str(FB_SCHEMA / "include_test")], "type": "MyGame.Example.Monster"}
     w = _Writer(root, "flatbuffers", "flatbuffers", "flatbuffers", options,
-                {"size_prefixed": True})
+                {"size_prefixed": True}, {"size_prefixed": False})
     c = w.codec
 
     def canonical(doc: dict[str, Any]) -> bytes:
@@ -413,7 +417,9 @@ def _zeze_value(rng: random.Random, blob: int = 0) -> dict[str, Any]:
 def _zeze(root: Path, rng: random.Random, count: int, large: int,
           corrupt: int) -> dict[str, Any]:
     options = {"schema": str(ZEZE_SOLUTION), "type": "demo.Module1.Value"}
-    w = _Writer(root, "zeze", "zeze", "zeze", options, {})
+    # The written side of a Zeze convert has no options but the schema and the bean: a
+    # convert to the same bean is the only one.
+    w = _Writer(root, "zeze", "zeze", "zeze", options, {}, {})
     c = w.codec
     valid = []
     for i in range(count):
@@ -492,7 +498,11 @@ class _KingsIsle:
 def _kingsisle(root: Path, rng: random.Random, count: int, large: int,
                corrupt: int) -> dict[str, Any]:
     options = {"schema": str(KI_TYPES)}
-    w = _Writer(root, "kingsisle", "kingsisle", "kingsisle", options, {"deep": True})
+    # Converted to every serializer flag and zlib compression (not to deep mode, which leaves
+    # out deprecated properties: DeprecatedTest could not come back).
+    w = _Writer(root, "kingsisle", "kingsisle", "kingsisle", options,
+                {"flags": 15, "manual_compression": True},
+                {"flags": 0, "manual_compression": False})
     c = w.codec
     types = _KingsIsle(json.loads(KI_TYPES.read_text(encoding="utf-8")))
     roots = types.roots()
@@ -572,7 +582,8 @@ def _o3de_prefabs(root: Path, rng: random.Random, count: int, large: int,
     # Typed by the engine registry (picked by the .prefab extension): a load and a store per
     # file, some 4 ms each, so this set is the smaller part of the O3DE corpus, and its large
     # input is a settings file.
-    w = _Writer(root, "o3de prefabs", "o3de", "o3de/prefabs", {}, {"keep_defaults": True})
+    w = _Writer(root, "o3de prefabs", "o3de", "o3de/prefabs", {}, {"keep_defaults": True},
+                {"keep_defaults": False})
     c = gameserde.codec("o3de", source="level.prefab")
     valid = []
     for i in range(count):
@@ -600,7 +611,7 @@ def _o3de_setting(rng: random.Random, depth: int = 0) -> Any:
 def _o3de_settings(root: Path, rng: random.Random, count: int, large: int,
                    corrupt: int) -> dict[str, Any]:
     # Settings-registry files: no type, so a convert has no other options to write with.
-    w = _Writer(root, "o3de settings", "o3de", "o3de/settings", {}, {})
+    w = _Writer(root, "o3de settings", "o3de", "o3de/settings", {}, {}, {})
     c = gameserde.codec("o3de", source="game.setreg")
     valid = []
     for i in range(count):

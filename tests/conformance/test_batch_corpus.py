@@ -20,9 +20,10 @@ its codecs once:
   for byte, with the same summary;
 * verify: the counts (inputs, bytes, ok, failed) and the failures' keys;
 * convert with the written side's other options (``to`` in the manifest) to a mirror tree:
-  each file's bytes are those of the single-file convert; convert with the read side's own
-  options gives every valid file's bytes back (the corpus holds what the encoders write, for
-  which a convert is an identity);
+  each file's bytes are those of the single-file convert, and that tree converted back
+  (``back``) holds every valid file's bytes; convert with the read side's own options gives
+  every valid file's bytes back (the corpus holds what the encoders write, for which a
+  convert is an identity);
 * the command line on one set: exit status 1, one line per failure and the summary, JSON Lines
   and a Parquet dataset, and the same with ``--dask local``.
 """
@@ -471,6 +472,12 @@ def test_convert_mirror_trees(name: str, corpus: dict[str, CorpusSet],
         for key in s.files:
             expected = s.codec(key).convert(s.data(key), s.codec(key, written=True))
             assert (tmp_path / "there" / key).read_bytes() == expected, key
+        # and that tree converted back: every file's bytes again
+        back = batch.run("convert", [tmp_path / "there"], s.format, executor=pool,
+                         to=s.entry["back"], out_dir=tmp_path / "back", **{**s.options, **s.to})
+        assert (back.ok, back.failed) == (len(s.files), 0)
+        for key in s.files:
+            assert (tmp_path / "back" / key).read_bytes() == s.data(key), key
     # The read side's own options: every valid file as it is. The corpus holds what the
     # encoders write (FlatBuffers: the layout flatc -b gives its JSON, which its convert
     # writes), so this convert is an identity and the single-file convert need not be run.
