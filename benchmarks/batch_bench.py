@@ -8,7 +8,8 @@ inventory). Each engine decodes every file of a corpus to one JSON Lines file
 (``batch.run("decode", ..., jsonl=...)``); ``--runs`` runs each, the median is kept:
 
 - one process: the same batch with each chunk run in the calling process (no pool);
-- pool: ``batch.run``'s default, a process pool of one worker per core;
+- pool: ``batch.run``'s default, a process pool of one worker per core (and a pool of one
+  worker, the same machinery on one core);
 - dask: a LocalCluster of 2 worker processes of one thread, as ``--dask local -j 2`` starts
   (before the timing).
 
@@ -37,7 +38,8 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
-from concurrent.futures import Executor, Future
+from concurrent.futures import Executor, Future, ProcessPoolExecutor
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -102,11 +104,14 @@ def cpu_seconds(engine: Any) -> float:
 
 
 def time_batch(corpus: Path, executor: Any) -> tuple[float, float]:
-    """The wall time and the CPU time (all processes) of one batch."""
+    """The wall time and the CPU time (all processes) of one batch; an ``int`` executor is a
+    new pool of that many workers, as ``None`` (the default pool) is."""
     cpu = cpu_seconds(executor)
     started = time.perf_counter()
-    summary = batch.run("decode", [corpus], "godot", framing="store_var",
-                        jsonl=corpus.with_suffix(".jsonl"), executor=executor)
+    with ProcessPoolExecutor(executor) if isinstance(executor, int) else nullcontext(
+            executor) as engine:
+        summary = batch.run("decode", [corpus], "godot", framing="store_var",
+                            jsonl=corpus.with_suffix(".jsonl"), executor=engine)
     seconds = time.perf_counter() - started
     if summary.failed or not summary.ok:
         sys.exit(f"the benchmark's batch failed: {summary}")
@@ -133,7 +138,7 @@ def report(label: str, corpus: Path, size: int,
     lines = corpus.with_suffix(".jsonl").stat().st_size
     print(f"{label}: {files} files of {size // files:,} bytes ({size / 1e6:.1f} MB; JSON Lines "
           f"{lines / 1e6:.1f} MB), medians of {runs} runs")
-    print(f"  {'':<12}{'wall':>9} {'MB/s':>7} {'files/s':>9} {'ratio':>6} {'cpu':>8} "
+    print(f"  {'':<14}{'wall':>9} {'MB/s':>7} {'files/s':>9} {'ratio':>6} {'cpu':>8} "
           f"{'bound':>6}")
     for medians in phases:
         base, base_cpu = medians["one process"]
@@ -143,7 +148,9 @@ def report(label: str, corpus: Path, size: int,
             goal = GOALS.get(name)
             verdict = "" if goal is None else (f"  goal >= {goal}x: "
                                                f"{'met' if ratio >= goal else 'NOT MET'}")
-            print(f"  {name:<12}{seconds:8.3f}s {size / seconds / 1e6:7.1f} "
+            if name == "pool" and "1-worker pool" in medians:
+                verdict += f" ({medians['1-worker pool'][0] / seconds:.2f}x a 1-worker pool)"
+            print(f"  {name:<14}{seconds:8.3f}s {size / seconds / 1e6:7.1f} "
                   f"{files / seconds:9.0f} {ratio:5.2f}x {cpu:7.3f}s {bound:5.2f}x{verdict}")
 
 
@@ -205,8 +212,9 @@ def main() -> None:
     parser.add_argument("--memory", default="10000,100000",
                         help="file counts of the memory measure (comma-separated; 0: none)")
     parser.add_argument("--quick", action="store_true",
-                        help="a smoke run in seconds: 200 small, 2 large of 1 MB, 2 runs, "
-                             "memory at 200 and 1000 files")
+                        help="a smoke run in seconds: 1,100 small files and 2 large of "
+                             "2.5 MB (a few chunks each: 512 inputs or 4 MiB), 1 run, memory "
+                             "at 200 and 1,000 files")
     parser.add_argument("--memory-child", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.memory_child:
@@ -214,7 +222,7 @@ def main() -> None:
         memory_child(corpus, int(count), out)
         return
     if args.quick:
-        args.small, args.large, args.large_mb, args.runs = 200, 2, 1.0, 2
+        args.small, args.large, args.large_mb, args.runs = 1100, 2, 2.5, 1
         args.memory = "200,1000"
     print(f"{os.cpu_count()} cores; load average {os.getloadavg()[0]:.1f} at the start")
     with tempfile.TemporaryDirectory() as name:
@@ -227,8 +235,9 @@ def main() -> None:
                                                            int(args.large_mb * 1e6)))
         # The pool first, with no cluster in this process (a pool forks it, threads and all);
         # then the cluster, one process timed again beside it.
-        pool = {label: compare(corpus, {"one process": InProcess(), "pool": None}, args.runs)
-                for label, (corpus, _) in corpora.items()}
+        engines = {"one process": InProcess(), "1-worker pool": 1, "pool": None}
+        pool = {label: compare(corpus, engines, args.runs) for label, (corpus, _) in
+                corpora.items()}
         with cluster.client(cluster.LOCAL, 2) as client:
             dask = {label: compare(corpus, {"one process": InProcess(), "dask": client},
                                    args.runs) for label, (corpus, _) in corpora.items()}
