@@ -218,3 +218,10 @@ def test_read_frame_needs_a_schema(client: Client, tmp_path: Path) -> None:
     godot_corpus(tmp_path, n=3, corrupt=0)
     with pytest.raises(UsageError, match="godot values have no schema"):
         gameserde.dask.read_frame(tmp_path, "godot")
+
+
+def test_an_executor_that_is_neither_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(UsageError, match=r"executor= takes a concurrent\.futures\.Executor "
+                                         r"or a distributed\.Client"):
+        batch.run("decode", [("a", b"")], "godot", executor=object(), jsonl=tmp_path / "o")
+    assert list(tmp_path.iterdir()) == []
