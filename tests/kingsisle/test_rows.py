@@ -390,8 +390,7 @@ def expected(model: Any, t: Any, value: Any) -> Any:
     if isinstance(named, Enum):
         name = named.name_of(value)
         flags = named.flag_names(value) if named.bit_flags and name is None else None
-        return name if name is not None else "|".join(flags) if flags is not None else str(
-            value)
+        return name if name is not None else "|".join(flags) if flags else str(value)
     if isinstance(named, Union):
         out = {"type": value.type_name, **{m: None for m in named.members}}
         out[value.type_name] = expected(model, Ref(value.type_name), value)
