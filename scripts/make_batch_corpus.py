@@ -71,10 +71,13 @@ class _Writer:
         self.entry: dict[str, Any] = {"name": name, "format": format, "dir": folder,
                                       "options": options, "to": to, "back": back,
                                       "files": [], "large": [], "corrupt": {}}
+        self.made: set[Path] = set()
 
     def put(self, key: str, data: bytes, *, large: bool = False) -> None:
         path = self.dir / key
-        path.parent.mkdir(parents=True, exist_ok=True)
+        if path.parent not in self.made:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self.made.add(path.parent)
         path.write_bytes(data)
         self.entry["files"].append(key)
         if large:
