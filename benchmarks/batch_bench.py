@@ -82,6 +82,27 @@ def make_corpus(root: Path, count: int, size: int) -> int:
     return total
 
 
+def spin(n: int) -> float:
+    """Count to ``n``: CPU work alone, no memory or I/O."""
+    started = time.perf_counter()
+    total = 0
+    for i in range(n):
+        total += i
+    return time.perf_counter() - started
+
+
+def parallel_room(n: int = 10_000_000) -> float:
+    """How much faster two processes counting at once finish two counts than one process
+    finishing one twice: 2.0 on two idle cores, less when other work takes CPU time."""
+    one = spin(n)
+    with ProcessPoolExecutor(2) as pool:
+        pool.submit(abs, 0).result()  # the workers started
+        started = time.perf_counter()
+        list(pool.map(spin, [n, n]))
+        two = time.perf_counter() - started
+    return 2 * one / two
+
+
 class InProcess(Executor):
     """Runs each task when it is submitted, in the calling process: one process's speed."""
 
@@ -224,7 +245,9 @@ def main() -> None:
     if args.quick:
         args.small, args.large, args.large_mb, args.runs = 1100, 2, 2.5, 1
         args.memory = "200,1000"
-    print(f"{os.cpu_count()} cores; load average {os.getloadavg()[0]:.1f} at the start")
+    print(f"{os.cpu_count()} cores; load average {os.getloadavg()[0]:.1f}; two processes "
+          f"counting run {parallel_room():.2f}x one (2.0 on two idle cores: the ceiling of "
+          f"the ratios below)")
     with tempfile.TemporaryDirectory() as name:
         tmp = Path(name)
         corpora = {}
@@ -246,7 +269,8 @@ def main() -> None:
         counts = [int(c) for c in args.memory.split(",") if int(c)]
         if counts:
             memory(tmp, counts)
-    print(f"load average {os.getloadavg()[0]:.1f} at the end")
+    print(f"load average {os.getloadavg()[0]:.1f}; two processes counting run "
+          f"{parallel_room():.2f}x one")
 
 if __name__ == "__main__":
     main()
