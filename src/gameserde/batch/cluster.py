@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Iterator
-from concurrent.futures import Executor
+from collections.abc import Callable, Iterator
+from concurrent.futures import Executor, Future
 from contextlib import contextmanager
 from typing import Any
 
@@ -30,9 +30,30 @@ def is_client(obj: object) -> bool:
 
 def executor(dask_client: Any) -> Executor:
     """The :class:`concurrent.futures.Executor` of ``dask_client``: each chunk a task of its
-    own (not merged with an equal one: ``pure=False``)."""
-    made: Executor = dask_client.get_executor(pure=False)
-    return made
+    own (not merged with an equal one: ``pure=False``), whose list of results comes back in
+    one piece."""
+    return _Executor(dask_client.get_executor(pure=False))
+
+
+class _Executor(Executor):
+    """A client's executor whose tasks return their lists as :class:`_Whole`."""
+
+    def __init__(self, inner: Executor) -> None:
+        self.inner = inner
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any,
+               **kwargs: Any) -> Future[Any]:
+        return self.inner.submit(_whole, fn, *args, **kwargs)
+
+
+class _Whole(list[Any]):
+    """A task's list of results, which distributed serializes as one object: a plain list
+    goes item by item, a header and a frame each, and for a chunk of small inputs that costs
+    as much as decoding them."""
+
+
+def _whole(fn: Callable[..., list[Any]], *args: Any, **kwargs: Any) -> _Whole:
+    return _Whole(fn(*args, **kwargs))
 
 
 def workers(dask_client: Any) -> int:
