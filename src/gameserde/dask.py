@@ -1,5 +1,5 @@
 """Corpora as Dask collections (the ``dask`` extra): a :class:`dask.bag.Bag` of decoded
-records, and a dask DataFrame for formats whose values have a schema.
+records, and a dask DataFrame for formats whose values have a schema::
 
     import gameserde.dask
     saves = gameserde.dask.read("saves/**/*.sav", "godot", framing="store_var", json="plain")

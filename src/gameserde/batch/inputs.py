@@ -64,9 +64,10 @@ def _directory(root: str, recursive: bool) -> Iterator[Item]:
         subfolders.sort()
         if not recursive:
             subfolders.clear()
+        below = Path(os.path.relpath(folder, root)).as_posix()  # once per folder, not file
+        prefix = "" if below == "." else below + "/"
         for name in sorted(files):
-            path = os.path.join(folder, name)
-            yield Item(Path(os.path.relpath(path, root)).as_posix(), path=path)
+            yield Item(prefix + name, path=os.path.join(folder, name))
 
 
 def chunks(found: Iterable[Item], *, max_bytes: int = 1 << 22,
