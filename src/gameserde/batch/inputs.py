@@ -66,8 +66,9 @@ def _directory(root: str, recursive: bool) -> Iterator[Item]:
             subfolders.clear()
         below = Path(os.path.relpath(folder, root)).as_posix()  # once per folder, not file
         prefix = "" if below == "." else below + "/"
+        here = os.path.join(folder, "")  # the folder with its separator, joined once
         for name in sorted(files):
-            yield Item(prefix + name, path=os.path.join(folder, name))
+            yield Item(prefix + name, path=here + name)
 
 
 def chunks(found: Iterable[Item], *, max_bytes: int = 1 << 22,
