@@ -23,7 +23,7 @@ from typing import Any
 
 from gameserde._extras import require
 from gameserde.batch.inputs import Item, Source, chunks, items
-from gameserde.batch.work import Spec, _codec
+from gameserde.batch.work import Spec, codec_for
 from gameserde.codecs import Row
 from gameserde.errors import DecodeError, GameserdeError, GameserdeWarning, UsageError
 from gameserde.formats import format_info
@@ -76,9 +76,9 @@ def _first_row(spec: Spec, parts: list[list[Item]]) -> tuple[str, Row]:
     """The key and row of the first input that decodes (read here, in the caller)."""
     for chunk in parts:
         for item in chunk:
-            codec = _codec(spec, item)
+            codec = codec_for(spec, item)
             try:
-                row = codec.to_row(codec.decode(_data(item)))
+                row = codec.to_row(codec.decode(item.read()))
             except (GameserdeError, OSError):
                 continue
             if row is None or row.type is None:
@@ -92,9 +92,9 @@ def _partition(chunk: list[Item], spec: Spec, name: str) -> Any:
     """The pandas DataFrame of a partition (one chunk), in a worker."""
     keys, rows = [], []
     for item in chunk:
-        codec = _codec(spec, item)
+        codec = codec_for(spec, item)
         try:
-            row = codec.to_row(codec.decode(_data(item)))
+            row = codec.to_row(codec.decode(item.read()))
         except DecodeError as e:
             raise DecodeError(f"{e.message} (input {item.key})", offset=e.offset, path=e.path,
                               format=e.format, verb=e.verb) from None
@@ -139,8 +139,8 @@ def _record(spec: Spec, item: Item) -> dict[str, Any]:
     with warnings.catch_warnings(record=True) as noted:
         warnings.simplefilter("always", GameserdeWarning)
         try:
-            codec = _codec(spec, item)
-            record["value"] = codec.to_jsonable(codec.decode(_data(item)))
+            codec = codec_for(spec, item)
+            record["value"] = codec.to_jsonable(codec.decode(item.read()))
         except GameserdeError as e:
             record.update(error=str(e), offset=getattr(e, "offset", None),
                           path=getattr(e, "path", None))
@@ -150,10 +150,3 @@ def _record(spec: Spec, item: Item) -> dict[str, Any]:
     if notes:
         record["notes"] = notes
     return record
-
-
-def _data(item: Item) -> bytes:
-    if item.data is not None:
-        return item.data
-    with open(item.path or "", "rb") as f:
-        return f.read()

@@ -35,6 +35,14 @@ class Item:
         except OSError:
             return 0
 
+    def read(self) -> bytes:
+        """Its bytes: the data given, or the file's (an :class:`OSError` when it cannot be
+        read)."""
+        if self.data is not None:
+            return self.data
+        with open(self.path or "", "rb") as f:
+            return f.read()
+
 
 Source = str | os.PathLike[str] | tuple[str, bytes]
 

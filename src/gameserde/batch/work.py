@@ -24,7 +24,7 @@ from gameserde.codecs import Codec, Row, codec
 from gameserde.errors import GameserdeError, GameserdeWarning
 from gameserde.formats import format_info
 
-__all__ = ["ACTIONS", "Outcome", "Spec", "Task", "run_chunk"]
+__all__ = ["ACTIONS", "Outcome", "Spec", "Task", "codec_for", "run_chunk"]
 
 ACTIONS = ("decode", "verify", "inspect", "convert")
 
@@ -50,7 +50,7 @@ class Outcome:
 _CODECS: dict[str, Codec] = {}
 
 
-def _codec(spec: Spec, item: Item) -> Codec:
+def codec_for(spec: Spec, item: Item) -> Codec:
     """The codec of ``spec`` for ``item``, built once per process. A format that reads by
     the file's kind (``FormatInfo.takes_source``: O3DE) gets a codec per file extension."""
     format, options = spec
@@ -85,8 +85,8 @@ def run_chunk(task: Task, chunk: list[Item], index: int = 0) -> list[Outcome]:
     tables = _Tables(task) if task.parquet is not None else None
     for item in chunk:
         try:
-            reader = _codec(task.spec, item)
-            writer = _codec(task.to, item) if task.to is not None else None
+            reader = codec_for(task.spec, item)
+            writer = codec_for(task.to, item) if task.to is not None else None
         except GameserdeError as e:
             out.append(Outcome(item.key, item.size, error=str(e)))
             continue
@@ -99,11 +99,7 @@ def run_chunk(task: Task, chunk: list[Item], index: int = 0) -> list[Outcome]:
 def _one(task: Task, reader: Codec, writer: Codec | None, item: Item,
          tables: _Tables | None) -> Outcome:
     try:
-        if item.data is not None:
-            data = item.data
-        else:
-            with open(item.path or "", "rb") as f:
-                data = f.read()
+        data = item.read()
     except OSError as e:
         return Outcome(item.key, 0, error=e.strerror or str(e))
     outcome = Outcome(item.key, len(data))
