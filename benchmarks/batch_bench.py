@@ -18,7 +18,8 @@ cluster started) Dask beside one process again, since a pool forks the process i
 from, a cluster's threads and all. The throughput ratios against one process are printed with
 their goals on a 2-core machine (pool >= 1.8x, Dask >= 1.5x), and the CPU time of all the
 engine's processes, with the ratio that CPU time allows on two idle cores ("bound"): on a
-machine busy with other work the wall-time ratio falls below it. Then peak memory against
+machine busy with other work the wall-time ratio falls below it. A ratio is the median of
+the runs' ratios, each run against the one-process run of its turn. Then peak memory against
 corpus size: for each of ``--memory`` file counts (small files), a fresh process runs the pool
 batch and reports its own peak resident size and its largest worker's (``VmHWM``, and
 ``getrusage`` maxrss of its children), which should not grow with the number of files.
@@ -139,38 +140,49 @@ def time_batch(corpus: Path, executor: Any) -> tuple[float, float]:
     return seconds, cpu_seconds(executor) - cpu
 
 
-def compare(corpus: Path, engines: dict[str, Any], runs: int) -> dict[str, tuple[float, float]]:
-    """The median wall and CPU times of each engine, the engines taking turns run after run
+Times = dict[str, list[tuple[float, float]]]
+"""Each engine's runs: wall and CPU seconds."""
+
+
+def compare(corpus: Path, engines: dict[str, Any], runs: int) -> Times:
+    """The wall and CPU times of each engine's runs, the engines taking turns run after run
     (so that a change in the machine's load shows in all of them)."""
-    times: dict[str, list[tuple[float, float]]] = {name: [] for name in engines}
+    times: Times = {name: [] for name in engines}
     for _ in range(runs):
         for name, executor in engines.items():
             times[name].append(time_batch(corpus, executor))
-    return {name: (statistics.median(w for w, _ in t), statistics.median(c for _, c in t))
-            for name, t in times.items()}
+    return times
 
 
 def report(label: str, corpus: Path, size: int,
-           phases: list[dict[str, tuple[float, float]]], runs: int) -> None:
-    """Each engine's medians against one process timed in the same phase: wall time,
-    throughput, the ratio, and the CPU time of all its processes; "bound" is the ratio that
-    CPU time allows on two idle cores (2 x one process's CPU / the engine's, at most 2)."""
+           phases: list[Times], runs: int) -> None:
+    """Each engine's median wall time, throughput and CPU time (all its processes), and its
+    ratio against one process: the median of the ratios of the runs, each against the one-
+    process run of its turn (on a machine whose load changes, steadier than the ratio of
+    the medians). "bound" is the ratio the CPU time allows on two idle cores (2 x one
+    process's CPU / the engine's, at most 2)."""
     files = sum(1 for _ in corpus.rglob("*.sav"))
     lines = corpus.with_suffix(".jsonl").stat().st_size
     print(f"{label}: {files} files of {size // files:,} bytes ({size / 1e6:.1f} MB; JSON Lines "
           f"{lines / 1e6:.1f} MB), medians of {runs} runs")
     print(f"  {'':<14}{'wall':>9} {'MB/s':>7} {'files/s':>9} {'ratio':>6} {'cpu':>8} "
           f"{'bound':>6}")
-    for medians in phases:
-        base, base_cpu = medians["one process"]
-        for name, (seconds, cpu) in medians.items():
-            ratio = base / seconds
+    for times in phases:
+        base = times["one process"]
+        base_cpu = statistics.median(c for _, c in base)
+        for name, runs_of in times.items():
+            seconds = statistics.median(w for w, _ in runs_of)
+            cpu = statistics.median(c for _, c in runs_of)
+            ratio = statistics.median(b / w for (b, _), (w, _) in zip(base, runs_of,
+                                                                      strict=True))
             bound = 1.0 if name == "one process" else min(2.0, 2 * base_cpu / cpu)
             goal = GOALS.get(name)
             verdict = "" if goal is None else (f"  goal >= {goal}x: "
                                                f"{'met' if ratio >= goal else 'NOT MET'}")
-            if name == "pool" and "1-worker pool" in medians:
-                verdict += f" ({medians['1-worker pool'][0] / seconds:.2f}x a 1-worker pool)"
+            if name == "pool" and "1-worker pool" in times:
+                single = statistics.median(b / w for (b, _), (w, _) in zip(
+                    times["1-worker pool"], runs_of, strict=True))
+                verdict += f" ({single:.2f}x a 1-worker pool)"
             print(f"  {name:<14}{seconds:8.3f}s {size / seconds / 1e6:7.1f} "
                   f"{files / seconds:9.0f} {ratio:5.2f}x {cpu:7.3f}s {bound:5.2f}x{verdict}")
 

@@ -4,6 +4,7 @@ every record equal to the single-file result, failures listed and the rest still
 from __future__ import annotations
 
 import json
+import pickle
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
@@ -13,6 +14,8 @@ import pytest
 
 import gameserde
 from gameserde import batch, godot
+from gameserde.batch.inputs import Item, chunks
+from gameserde.batch.work import Outcome
 from gameserde.errors import UsageError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -121,6 +124,41 @@ def test_work_in_flight_is_bounded_whatever_the_corpus_size() -> None:
     assert pool.most <= 4  # two chunks per worker: memory does not grow with the corpus
 
 
+@pytest.mark.parametrize(("count", "workers"), [(4000, 2), (20000, 8), (100, 2), (1, 4)])
+def test_chunks_start_and_end_small_on_a_pool(count: int, workers: int) -> None:
+    """Every worker starts at once and all finish together: the first round of chunks is
+    small, the sizes double up to 512, and the rest shrinks at the end; the inputs are
+    looked ahead of by a bounded number, in order."""
+    pulled = 0
+
+    def found() -> Any:
+        nonlocal pulled
+        for i in range(count):
+            pulled += 1
+            yield Item(str(i), data=b"x")
+
+    sizes, given = [], 0
+    for chunk in chunks(found(), workers=workers):
+        assert [item.key for item in chunk] == [str(i) for i in range(given, given + len(chunk))]
+        given += len(chunk)
+        sizes.append(len(chunk))
+        assert pulled - given <= (workers + 1) * 512
+    assert given == count and max(sizes) <= 512
+    assert sizes[:workers] == [min(32, count)] * min(workers, len(sizes))
+    if count >= 4000:
+        assert 512 in sizes and sizes[-1] <= 32 and sizes[-3 * workers] < 512
+    assert list(map(len, chunks(Item(str(i), data=b"x") for i in range(count)))) == \
+        [512] * (count // 512) + [count % 512] * (count % 512 > 0)  # the bag's: fixed
+
+
+def test_a_chunk_holds_4_mib_at_most_but_a_larger_input_alone() -> None:
+    sizes = [1 << 20] * 9 + [5 << 20] + [1 << 20] * 3
+    made = [[len(item.data or b"") for item in chunk] for chunk in
+            chunks((Item(str(i), data=bytes(n)) for i, n in enumerate(sizes)), workers=2)]
+    assert [n for chunk in made for n in chunk] == sizes
+    assert all(sum(chunk) <= 4 << 20 or len(chunk) == 1 for chunk in made)
+
+
 def test_a_run_that_stops_leaves_no_half_written_json_lines(tmp_path: Path) -> None:
     class Broken(ThreadPoolExecutor):
         def submit(self, fn: Any, /, *args: Any, **kwargs: Any) -> Future[Any]:
@@ -130,6 +168,28 @@ def test_a_run_that_stops_leaves_no_half_written_json_lines(tmp_path: Path) -> N
         batch.run("decode", [("a", godot.encode(1))], "godot", executor=pool,
                   jsonl=tmp_path / "out.jsonl")
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("pool", [ThreadPoolExecutor, None])
+def test_fail_fast_json_lines_end_at_the_failure(pool: Any, tmp_path: Path) -> None:
+    records = [(f"{i:03}", godot.encode(i)) for i in range(700)]
+    records[600] = ("600", b"\x1b")  # in the second chunk of 512
+    out = tmp_path / "out.jsonl"
+    with (pool or ThreadPoolExecutor)(2) as executor:
+        summary = batch.run("decode", records, "godot", jsonl=out, fail_fast=True,
+                            executor=executor if pool else None)
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    assert summary.stopped and (summary.inputs, summary.failed) == (601, 1)
+    assert [line["key"] for line in lines] == [key for key, _ in records[:601]]
+    single = gameserde.codec("godot")
+    assert "error" in lines[-1] and all(line["value"] == json.loads(single.to_json(data))
+                                        for line, (_, data) in zip(lines[:-1], records))
+
+
+def test_outcomes_pickle_whole() -> None:
+    made = [Outcome("k", 3), Outcome("k", 3, "1"), Outcome("k", 0, None, "bad", 5, "a.b"),
+            Outcome("k", 3, "", notes=("kept verbatim",)), Outcome("k", 3, b"")]
+    assert [pickle.loads(pickle.dumps(o)) for o in made] == made
 
 
 def test_mirrored_keys_stay_inside_the_output_folder(tmp_path: Path) -> None:

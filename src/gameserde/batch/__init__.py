@@ -7,8 +7,10 @@ with one codec, on a process pool over all cores by default, or on any
 
 Inputs are paths, globs and directories (walked recursively), or ``(key, bytes)`` records.
 The codec travels as its spec (format and options, plain data), and each worker builds it
-once. Work goes out in chunks of up to 4 MiB or 512 inputs, with a bounded number in flight,
-so memory stays flat however large the corpus; results come back in input order. A failure
+once. Work goes out in chunks of up to 4 MiB or 512 inputs (on a pool, smaller at the start
+and at the end, so that the workers start and finish together), with a bounded number in
+flight, so memory stays flat however large the corpus; results come back in input order,
+each chunk's JSON Lines made by its worker. A failure
 does not stop the batch: it is counted and listed with its input's key, byte offset and
 message. Outputs: JSON Lines (``jsonl=``), a mirror tree of files (``out_dir=``) and a
 Parquet dataset (``parquet=``, :mod:`gameserde.batch.parquet`).
@@ -25,10 +27,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gameserde.batch import cluster
-from gameserde.batch.inputs import Item, Source, chunks, items
+from gameserde.batch.inputs import MAX_ITEMS, Item, Source, chunks, items
 from gameserde.batch.outputs import JsonLines, Mirror
 from gameserde.batch.parquet import Dataset
-from gameserde.batch.work import ACTIONS, Outcome, Spec, Task, run_chunk
+from gameserde.batch.work import ACTIONS, Done, Outcome, Spec, Task, run_chunk
 from gameserde.errors import UsageError
 from gameserde.formats import format_info
 
@@ -87,8 +89,7 @@ def run(action: str, inputs: Iterable[Source], format: str, *, to: dict[str, Any
     dataset in ``parquet`` (:mod:`gameserde.batch.parquet`; ``parquet_enums``: ``"name"`` or
     ``"int"``) when given; ``fail_fast`` stops at the first failure, ``strict`` makes a
     note a failure; ``progress`` is called with each input's outcome as it is taken (its
-    ``output`` is set only when JSON Lines or files are written). Returns the
-    :class:`Summary`."""
+    ``output`` is set only when files are written). Returns the :class:`Summary`."""
     if action not in ACTIONS:
         raise UsageError(f"no batch action {action!r}; the actions are {', '.join(ACTIONS)}")
     info = format_info(format)
@@ -110,28 +111,31 @@ def run(action: str, inputs: Iterable[Source], format: str, *, to: dict[str, Any
     if stdout and jsonl is not None:
         raise UsageError("JSON Lines go to one place: a file (jsonl=) or standard output")
     dataset = Dataset(parquet, parquet_enums, spec) if parquet is not None else None
-    sinks: list[Sink] = []
     jsonl_sink = JsonLines(jsonl, action) if jsonl is not None or stdout else None
-    if jsonl_sink is not None:
-        sinks.append(jsonl_sink)
+    sinks: list[Sink] = []
     if out_dir is not None:
         sinks.append(Mirror(out_dir, action))
     output = bool(sinks)
     if progress is not None:
         sinks.append(_Progress(progress))
-    task = Task(action, spec, written, strict, output,
+    task = Task(action, spec, written, strict, output, jsonl_sink is not None,
                 None if dataset is None else dataset.target)
     own = executor is None
     pool = ProcessPoolExecutor(max_workers=os.cpu_count() or 1) if own else executor
     workers = getattr(pool, "_max_workers", None) or os.cpu_count() or 1
+    # The first and last chunks are smaller, so that all workers start and finish together,
+    # on a pool, where a task costs a fraction of a millisecond; not on a cluster, where it
+    # costs milliseconds of scheduling.
+    least = 32
     if cluster.is_client(executor):
         pool, workers = cluster.executor(executor), cluster.workers(executor)
+        least = MAX_ITEMS
     summary = Summary()
     started = time.perf_counter()
     done = False
     try:
-        _drive(pool, workers, task, items(inputs, recursive=recursive), sinks, summary,
-               fail_fast)
+        _drive(pool, workers, least, task, items(inputs, recursive=recursive),
+               _Sinks(jsonl_sink, sinks), summary, fail_fast)
         done = True
     finally:
         if own:
@@ -144,12 +148,13 @@ def run(action: str, inputs: Iterable[Source], format: str, *, to: dict[str, Any
     return summary
 
 
-def _drive(pool: Executor, workers: int, task: Task, found: Iterable[Item],
-           sinks: list[Sink], summary: Summary, fail_fast: bool) -> None:
-    """Submit chunks with at most two in flight per worker, and take results in order."""
+def _drive(pool: Executor, workers: int, least: int, task: Task, found: Iterable[Item],
+           sinks: _Sinks, summary: Summary, fail_fast: bool) -> None:
+    """Submit chunks (of at least ``least`` inputs but at the end) with at most two in
+    flight per worker, and take results in order."""
     limit = 2 * workers
-    pending: deque[Future[list[Outcome]]] = deque()
-    for index, chunk in enumerate(chunks(found)):
+    pending: deque[Future[Done]] = deque()
+    for index, chunk in enumerate(chunks(found, workers=workers, least=least)):
         pending.append(pool.submit(run_chunk, task, chunk, index))
         while len(pending) >= limit:
             if not _take(pending.popleft().result(), sinks, summary, fail_fast):
@@ -171,10 +176,20 @@ class _Progress:
         self.report(outcome)
 
 
-Sink = JsonLines | Mirror | _Progress
+Sink = Mirror | _Progress
 
 
-def _stop(pending: deque[Future[list[Outcome]]], summary: Summary) -> None:
+@dataclass
+class _Sinks:
+    """Where results go: the JSON Lines (a chunk's text at once) and the sinks that take
+    each outcome."""
+
+    lines: JsonLines | None
+    each: list[Sink]
+
+
+
+def _stop(pending: deque[Future[Done]], summary: Summary) -> None:
     """Cancel what has not started and wait for what has (so that no worker writes after
     the batch ends)."""
     summary.stopped = True
@@ -183,10 +198,10 @@ def _stop(pending: deque[Future[list[Outcome]]], summary: Summary) -> None:
     wait(pending)
 
 
-def _take(outcomes: list[Outcome], sinks: list[Sink], summary: Summary,
-          fail_fast: bool = False) -> bool:
-    """Count and write ``outcomes``; False when ``fail_fast`` must stop the batch here."""
-    for outcome in outcomes:
+def _take(done: Done, sinks: _Sinks, summary: Summary, fail_fast: bool = False) -> bool:
+    """Count and write a chunk's outcomes; False when ``fail_fast`` must stop the batch
+    here (after the failure's line)."""
+    for count, outcome in enumerate(done.outcomes, 1):
         summary.inputs += 1
         summary.bytes += outcome.size
         if outcome.error is None:
@@ -198,8 +213,12 @@ def _take(outcomes: list[Outcome], sinks: list[Sink], summary: Summary,
         if outcome.notes:
             summary.noted += 1
             summary.notes.extend((outcome.key, note) for note in outcome.notes)
-        for sink in sinks:
+        for sink in sinks.each:
             sink.write(outcome)
         if fail_fast and outcome.error is not None:
+            if sinks.lines is not None:
+                sinks.lines.write(done.lines_to(count))
             return False
+    if sinks.lines is not None:
+        sinks.lines.write(done.lines)
     return True

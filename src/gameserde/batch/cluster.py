@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Callable, Iterator
-from concurrent.futures import Executor, Future
+from collections.abc import Iterator
+from concurrent.futures import Executor
 from contextlib import contextmanager
 from typing import Any
 
@@ -21,6 +21,18 @@ __all__ = ["LOCAL", "client", "executor", "is_client", "workers"]
 LOCAL = "local"
 """The address that starts a :class:`~distributed.LocalCluster` for the run."""
 
+QUIET = {
+    "distributed.worker.profile.enabled": False,
+    "distributed.admin.tick.interval": "1s",
+    "distributed.admin.system-monitor.interval": "5s",
+    "distributed.worker.memory.monitor-interval": "1s",
+}
+"""The configuration of a cluster started for a run: no one looks at its dashboard, so its
+workers do not sample their threads' stacks every 10 ms (the statistical profiler), and
+its processes check their event loop, system use and memory every second or few rather
+than many times a second. Left as they are, these take about 6% of each core, idle or
+not."""
+
 
 def is_client(obj: object) -> bool:
     """Whether ``obj`` is a :class:`distributed.Client` (without importing ``distributed``
@@ -30,30 +42,9 @@ def is_client(obj: object) -> bool:
 
 def executor(dask_client: Any) -> Executor:
     """The :class:`concurrent.futures.Executor` of ``dask_client``: each chunk a task of its
-    own (not merged with an equal one: ``pure=False``), whose list of results comes back in
-    one piece."""
-    return _Executor(dask_client.get_executor(pure=False))
-
-
-class _Executor(Executor):
-    """A client's executor whose tasks return their lists as :class:`_Whole`."""
-
-    def __init__(self, inner: Executor) -> None:
-        self.inner = inner
-
-    def submit(self, fn: Callable[..., Any], /, *args: Any,
-               **kwargs: Any) -> Future[Any]:
-        return self.inner.submit(_whole, fn, *args, **kwargs)
-
-
-class _Whole(list[Any]):
-    """A task's list of results, which distributed serializes as one object: a plain list
-    goes item by item, a header and a frame each, and for a chunk of small inputs that costs
-    as much as decoding them."""
-
-
-def _whole(fn: Callable[..., list[Any]], *args: Any, **kwargs: Any) -> _Whole:
-    return _Whole(fn(*args, **kwargs))
+    own (not merged with an equal one: ``pure=False``)."""
+    executor: Executor = dask_client.get_executor(pure=False)
+    return executor
 
 
 def workers(dask_client: Any) -> int:
@@ -81,9 +72,11 @@ def client(address: str, jobs: int | None = None) -> Iterator[Any]:
         with connected:
             yield connected
         return
-    cluster = distributed.LocalCluster(n_workers=jobs or os.cpu_count() or 1,
-                                       threads_per_worker=1, processes=True,
-                                       dashboard_address="127.0.0.1:0",  # any free port
-                                       silence_logs=logging.ERROR)
-    with cluster, distributed.Client(cluster) as local:
-        yield local
+    dask = require("dask", "a batch on a Dask cluster")
+    with dask.config.set(QUIET):
+        cluster = distributed.LocalCluster(n_workers=jobs or os.cpu_count() or 1,
+                                           threads_per_worker=1, processes=True,
+                                           dashboard_address="127.0.0.1:0",  # any free port
+                                           silence_logs=logging.ERROR)
+        with cluster, distributed.Client(cluster) as local:
+            yield local

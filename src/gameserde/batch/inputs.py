@@ -6,13 +6,19 @@ from __future__ import annotations
 
 import glob
 import os
+from collections import deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["Item", "chunks", "items"]
+__all__ = ["MAX_BYTES", "MAX_ITEMS", "Item", "chunks", "items"]
 
 GLOB_CHARACTERS = frozenset("*?[")
+
+MAX_BYTES = 1 << 22
+MAX_ITEMS = 512
+"""A chunk's most bytes and inputs: enough that a worker spends far longer on a chunk than
+on receiving it, few enough that memory stays small and the work spreads."""
 
 
 @dataclass(frozen=True)
@@ -79,10 +85,53 @@ def _directory(root: str, recursive: bool) -> Iterator[Item]:
             yield Item(prefix + name, path=here + name)
 
 
-def chunks(found: Iterable[Item], *, max_bytes: int = 1 << 22,
-           max_items: int = 512) -> Iterator[list[Item]]:
+def chunks(found: Iterable[Item], *, max_bytes: int = MAX_BYTES, max_items: int = MAX_ITEMS,
+           workers: int | None = None, least: int = 32) -> Iterator[list[Item]]:
     """``found`` in consecutive chunks of at most ``max_items`` inputs and, unless one input
-    is larger alone, ``max_bytes`` bytes: the unit of work a worker gets."""
+    is larger alone, ``max_bytes`` bytes: the unit of work a worker gets.
+
+    For a batch that hands chunks to ``workers`` as they come, chunks start small, so that
+    every worker starts at once, and double (from ``least`` inputs, once per round of the
+    workers) up to the full size; and the last ones shrink, so that the workers finish
+    together rather than one working through a full chunk while the others wait. To see the
+    end coming, the inputs are looked ahead of by ``workers`` chunks of the current size (their
+    names and sizes; the data of ``(key, bytes)`` records, up to ``workers + 1`` times
+    ``max_bytes``)."""
+    source = iter(found)
+    if workers is None:
+        yield from _fixed(source, max_bytes, max_items)
+        return
+    ahead: deque[tuple[Item, int]] = deque()
+    ahead_bytes = 0
+    ended = False
+    index = 0
+    while True:
+        cap = min(max_items, least << min(index // workers, 16))
+        while not ended and (len(ahead) < (workers + 1) * cap
+                             and ahead_bytes < (workers + 1) * max_bytes):
+            item = next(source, None)
+            if item is None:
+                ended = True
+                break
+            item_size = item.size
+            ahead.append((item, item_size))
+            ahead_bytes += item_size
+        if not ahead:
+            return
+        if ended:  # the rest in shrinking shares: each worker about two more chunks
+            cap = min(cap, max(least, -(-len(ahead) // (2 * workers))))
+        chunk: list[Item] = []
+        size = 0
+        while ahead and len(chunk) < cap and (not chunk or size + ahead[0][1] <= max_bytes):
+            item, item_size = ahead.popleft()
+            chunk.append(item)
+            size += item_size
+            ahead_bytes -= item_size
+        index += 1
+        yield chunk
+
+
+def _fixed(found: Iterator[Item], max_bytes: int, max_items: int) -> Iterator[list[Item]]:
     chunk: list[Item] = []
     size = 0
     for item in found:

@@ -5,7 +5,6 @@ when complete."""
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import tempfile
@@ -19,39 +18,24 @@ __all__ = ["JsonLines", "Mirror"]
 
 
 class JsonLines:
-    """``{"key": KEY, "value": ...}`` per decoded input (``"report"`` for verify, ``"map"``
-    for inspect; failures as ``{"key", "error", "offset", "path"}``), one per line, in input
-    order; notes add ``"notes"``. Written to a file (``path``) or to standard output
-    (``None``)."""
-
-    FIELD = {"decode": "value", "inspect": "map"}
+    """The JSON Lines of a batch (each chunk's, made in its worker:
+    :func:`~gameserde.batch.work.json_line`), in input order, written to a file (``path``)
+    or to standard output (``None``)."""
 
     def __init__(self, path: str | os.PathLike[str] | None, action: str) -> None:
         if action == "convert":
             raise UsageError("convert writes files (-o DIR), not JSON Lines")
-        self.action = action
         self.path = None if path is None else Path(path)
         self.partial: str | None = None
-        if self.path is None:  # standard output, line by line
+        if self.path is None:  # standard output, chunk by chunk
             self.out: TextIO = sys.stdout
             return
         fd, self.partial = tempfile.mkstemp(prefix=f".{self.path.name}.",
                                             dir=self.path.parent or ".")
         self.out = os.fdopen(fd, "w", encoding="utf-8", errors="surrogateescape")
 
-    def write(self, outcome: Outcome) -> None:
-        head = '{"key":' + json.dumps(outcome.key)
-        if outcome.error is not None:
-            line = head + "," + json.dumps({"error": outcome.error, "offset": outcome.offset,
-                                             "path": outcome.path}, separators=(",", ":"))[1:-1]
-        elif self.action in self.FIELD:
-            assert isinstance(outcome.output, str)
-            line = f'{head},"{self.FIELD[self.action]}":{outcome.output}'
-        else:
-            line = f'{head},"report":{json.dumps(outcome.output)}'
-        if outcome.notes:
-            line += ',"notes":' + json.dumps(outcome.notes, separators=(",", ":"))
-        self.out.write(line + "}\n")
+    def write(self, lines: str) -> None:
+        self.out.write(lines)
 
     def close(self, keep: bool) -> None:
         """Finish: the file appears whole (``keep``), or the partial one is removed."""
