@@ -99,13 +99,14 @@ class CountingPool(ThreadPoolExecutor):
         with self.lock:
             self.outstanding += 1
             self.most = max(self.most, self.outstanding)
-        future = super().submit(fn, *args, **kwargs)
-        future.add_done_callback(self._done)
-        return future
+        return super().submit(self._run, fn, *args, **kwargs)
 
-    def _done(self, _: Future[Any]) -> None:
-        with self.lock:
-            self.outstanding -= 1
+    def _run(self, fn: Any, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        finally:  # before its future is done
+            with self.lock:
+                self.outstanding -= 1
 
 
 def test_work_in_flight_is_bounded_whatever_the_corpus_size() -> None:
@@ -122,6 +123,30 @@ def test_work_in_flight_is_bounded_whatever_the_corpus_size() -> None:
         summary = batch.run("verify", records(), "godot", executor=pool)
     assert (summary.inputs, summary.ok, consumed) == (20_000, 20_000, 20_000)
     assert pool.most <= 4  # two chunks per worker: memory does not grow with the corpus
+
+
+def test_a_slow_chunk_does_not_leave_the_other_workers_idle() -> None:
+    """The first chunk waits until five others have finished: with only the chunks in
+    flight that the head's result lets in, they could not."""
+    finished = threading.Semaphore(0)
+
+    class SlowHead(ThreadPoolExecutor):
+        def submit(self, fn: Any, /, *args: Any, **kwargs: Any) -> Future[Any]:
+            if args[2] == 0:
+                return super().submit(self.slow, fn, *args, **kwargs)
+            future = super().submit(fn, *args, **kwargs)
+            future.add_done_callback(lambda _: finished.release())
+            return future
+
+        @staticmethod
+        def slow(fn: Any, *args: Any, **kwargs: Any) -> Any:
+            assert all(finished.acquire(timeout=10) for _ in range(5))
+            return fn(*args, **kwargs)
+
+    records = [(str(i), godot.encode(i)) for i in range(4000)]
+    with SlowHead(2) as pool:
+        summary = batch.run("verify", records, "godot", executor=pool)
+    assert (summary.inputs, summary.ok) == (4000, 4000)
 
 
 @pytest.mark.parametrize(("count", "workers"), [(4000, 2), (20000, 8), (100, 2), (1, 4)])

@@ -22,7 +22,7 @@ import os
 import time
 from collections import deque
 from collections.abc import Callable, Iterable
-from concurrent.futures import Executor, Future, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -150,16 +150,24 @@ def run(action: str, inputs: Iterable[Source], format: str, *, to: dict[str, Any
 
 def _drive(pool: Executor, workers: int, least: int, task: Task, found: Iterable[Item],
            sinks: _Sinks, summary: Summary, fail_fast: bool) -> None:
-    """Submit chunks (of at least ``least`` inputs but at the end) with at most two in
-    flight per worker, and take results in order."""
-    limit = 2 * workers
+    """Submit chunks (of at least ``least`` inputs but at the end) and take their results
+    in input order. Each worker has two chunks unfinished at most, and results wait to be
+    taken up to four chunks per worker in all: a chunk slower than the ones after it does
+    not leave the other workers idle, and finished results do not pile up behind it."""
+    running, held = 2 * workers, 4 * workers
     pending: deque[Future[Done]] = deque()
     for index, chunk in enumerate(chunks(found, workers=workers, least=least)):
         pending.append(pool.submit(run_chunk, task, chunk, index))
-        while len(pending) >= limit:
-            if not _take(pending.popleft().result(), sinks, summary, fail_fast):
-                _stop(pending, summary)
-                return
+        while pending:
+            if pending[0].done() or len(pending) >= held:
+                if not _take(pending.popleft().result(), sinks, summary, fail_fast):
+                    _stop(pending, summary)
+                    return
+                continue
+            unfinished = [future for future in pending if not future.done()]
+            if len(unfinished) < running:
+                break
+            wait(unfinished, return_when=FIRST_COMPLETED)
     while pending:
         if not _take(pending.popleft().result(), sinks, summary, fail_fast):
             _stop(pending, summary)
