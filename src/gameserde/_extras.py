@@ -19,6 +19,7 @@ EXTRAS = {
     "dask.dataframe": "dask",
     "distributed": "dask",
     "pandas": "dask",
+    "backports.zstd": "zstd",
 }
 """Each optional module, and the extra of ``pyproject.toml`` that installs it."""
 
