@@ -19,9 +19,12 @@ from typing import Any
 import pytest
 
 from gameserde import godot, zeze
+from gameserde.batch.parquet import json_table, json_text, table_of
 from gameserde.errors import GameserdeError
 from gameserde.flatbuffers import flexbuffers, load_schema
+from gameserde.flatbuffers.rows import Rows
 from gameserde.godot.inspect import regions, render
+from gameserde.zeze.rows import rows_of
 from tests.fuzz import hostile
 from tests.fuzz.harness import accelerated
 from tests.fuzz.known_issues import KNOWN_GROWTH
@@ -290,3 +293,45 @@ def test_zeze_claimed_lengths_cost_nothing() -> None:
                          ids=["beans", "variables"])
 def test_zeze_load_schema_grows_linearly(make: Callable[[int], bytes]) -> None:
     assert_linear(make, lambda text: zeze.load_schema(text).model.types, (100, 200, 400))
+
+
+# ---------------------------------------------------------------------------------------------
+# Table rows (Codec.to_row and the Arrow table a Parquet part holds)
+
+GODOT_CODEC = godot.codec()
+
+
+def godot_row(data: bytes) -> Any:
+    row = GODOT_CODEC.to_row(GODOT_CODEC.decode(data))
+    return json_table(["k"], [json_text(row.value)])
+
+
+@pytest.mark.parametrize("family", ["long string", "wide array", "wide dictionary",
+                                    "packed floats"])
+def test_godot_rows_grow_linearly(family: str) -> None:
+    make, sizes = GODOT_FAMILIES[family]
+    assert_linear(make, godot_row, sizes, memory=False)  # Arrow's memory is not Python's
+
+
+def flatbuffers_row(data: bytes) -> Any:
+    return table_of(["k"], [Rows(NODE).row("Node", NODE.decode(data))])
+
+
+@pytest.mark.parametrize("family", ["long string", "byte vector", "wide table vector"])
+def test_flatbuffers_rows_grow_linearly(family: str) -> None:
+    make, sizes = FB_FAMILIES[family]
+    assert_linear(make, flatbuffers_row, sizes, memory=False)
+
+
+def zeze_row(bean: str) -> Callable[[bytes], Any]:
+    def run(data: bytes) -> Any:
+        value = zeze.decode(ZEZE, bean, data)
+        return table_of(["k"], [rows_of(ZEZE).bean(f"h.m.{bean}", value)])
+    return run
+
+
+@pytest.mark.parametrize("family", ["long string", "wide list", "wide map", "list of beans",
+                                    "list of dynamics", "unknown fields"])
+def test_zeze_rows_grow_linearly(family: str) -> None:
+    make, bean, sizes = ZEZE_FAMILIES[family]
+    assert_linear(make, zeze_row(bean), sizes, memory=False)
