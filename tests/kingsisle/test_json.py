@@ -441,3 +441,16 @@ def test_to_json_grows_linearly() -> None:
     ser = Serializer(SCHEMA)
     assert_linear(make, lambda data: to_json(ser.decode(data), schema=SCHEMA, enum_names=True),
                   (200, 400, 800))
+
+
+@pytest.mark.parametrize("family", ["wide int list", "object list", "struct list",
+                                    "enum names"])
+def test_rows_grow_linearly(family: str) -> None:
+    """Codec.to_row of a root object and the Arrow table of its Parquet part."""
+    from gameserde.batch.parquet import table_of
+    from gameserde.kingsisle.rows import rows_of
+
+    make, sizes = JSON_FAMILIES[family]
+    assert_linear(make, lambda text: table_of(["k"], [rows_of(SCHEMA).row(from_json(text,
+                                                                                    SCHEMA))]),
+                  sizes, memory=False)  # Arrow's memory is not Python's

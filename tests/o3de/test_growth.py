@@ -299,3 +299,26 @@ def test_cli_refuses_the_blow_up(tmp_path: Any, capsys: pytest.CaptureFixture[st
         assert err.count("\n") == 1 and "max_expansion=64" in err, err
     path.write_bytes(empty_items(2))
     assert main(["decode", "o3de", *registry, "--max-expansion", "inf", str(path)]) == 0
+
+
+ROW_FAMILIES = ["long array into vector<int32>", "long array into set<int32>, half repeated",
+                "long array of pointers into vector<shared_ptr<BaseClass>>",
+                "long string into string", "big object into map<string,int32>",
+                "object with repeated and unknown members into SimpleClass",
+                "long vector<any> of typed values"]
+
+
+@pytest.mark.parametrize("family", ROW_FAMILIES)
+def test_rows_grow_linearly(family: str) -> None:
+    """Codec.to_row of a loaded value and the Arrow table of its Parquet part."""
+    from gameserde.batch.parquet import table_of
+    from gameserde.o3de.rows import row_of
+
+    type_name, make, sizes = FAMILIES[family]
+    reg = o3de_registry()
+
+    def run(text: bytes) -> Any:
+        value, _ = o3de.load(type_name, o3de.parse(text), registry=reg)
+        return table_of(["k"], [row_of(reg, type_name, value)])
+
+    assert_linear(make, run, sizes, memory=False)  # Arrow's memory is not Python's
