@@ -354,3 +354,18 @@ def test_from_json_accepts_engine_forms() -> None:
     assert from_jsonable("np:/root/a:b") == NodePath(("root", "a"), ("b",), True)
     assert from_jsonable("s:") == "" and from_jsonable("s:a:b") == "a:b"
     assert from_jsonable("f:1e+16") == 1e16
+
+
+def test_resource_file_references() -> None:
+    """A resource file's ExtResource/SubResource references, by their ids."""
+    from gameserde.errors import DecodeError
+    from gameserde.godot.types import ExtRef, SubRef
+
+    value = [ExtRef("1"), {"tex": SubRef("StyleBoxFlat_x2")}]
+    doc = to_jsonable(value)
+    assert doc == [{"type": "ExtResource", "args": ["1"]},
+                   {"type": "Dictionary", "args": ["s:tex", {"type": "SubResource",
+                                                             "args": ["StyleBoxFlat_x2"]}]}]
+    assert from_jsonable(doc) == value
+    with pytest.raises(DecodeError, match=r"ExtResource args are \[id\]"):
+        from_jsonable({"type": "ExtResource", "args": [1]})

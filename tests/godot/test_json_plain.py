@@ -258,3 +258,14 @@ def test_text_api_errors() -> None:
         to_json(1, mode="fancy")  # type: ignore[arg-type]
     assert to_json(Vector2(1, 2)) == '{"type":"Vector2","args":[1.0,2.0]}'
     assert to_json([1, [2]], pretty=True) == '["i:1", ["i:2"]]'
+
+
+def test_resource_file_references() -> None:
+    from gameserde.godot.types import ExtRef, SubRef
+
+    value = {"mesh": ExtRef("2_abcde"), "shape": SubRef("1")}
+    doc = to_jsonable(value, mode="plain")
+    assert doc == {"mesh": {"$ExtResource": "2_abcde"}, "shape": {"$SubResource": "1"}}
+    assert from_jsonable(doc, mode="plain") == value
+    with pytest.raises(DecodeError, match=r"\$SubResource holds the id"):
+        from_jsonable({"$SubResource": 3}, mode="plain")

@@ -14,6 +14,8 @@ gives back the same bytes, in forms the engine's ``to_native`` still reads:
   ``{"type": "Signal", "args": [name, object_id]}`` (the engine writes no ``args``).
 * Objects written as ids: ``{"type": "EncodedObjectAsID", "props": ["object_id", "i:<id>"]}``
   (the engine writes ``null`` without ``full_objects``).
+* A resource file's references: ``{"type": "ExtResource", "args": ["1"]}`` and
+  ``{"type": "SubResource", "args": ["id"]}`` (the ids of the file's text form).
 * Float components that are not finite are written ``"inf"``, ``"-inf"``, ``"nan"`` (the engine
   would write bare ``inf``, which is not JSON).
 * ``f:`` strings carry the shortest text that reads back to the same double; a NaN other than
@@ -149,6 +151,8 @@ def _to_json(value: Any, depth: int, max_depth: int) -> Any:
         return {"type": "EncodedObjectAsID", "props": ["object_id", f"i:{value.object_id}"]}
     if t is gt.RID:
         return {"type": "RID", "args": [value.id]} if value.id else {"type": "RID"}
+    if t is gt.ExtRef or t is gt.SubRef:
+        return {"type": REFERENCES[t], "args": [value.id]}
     if t is gt.Callable:
         return {"type": "Callable"}
     if t is gt.Signal:
@@ -366,6 +370,11 @@ def _from_json(obj: Any, path: Where, depth: int, max_depth: int) -> Any:
         return gt.RID(id64(args[0], At(path, ".args[0]")) if args else 0)
     if name == "Callable":
         return gt.Callable()
+    if name in REFERENCE_NAMES:
+        ident = obj.get("args")
+        if not (isinstance(ident, list) and len(ident) == 1 and isinstance(ident[0], str)):
+            raise fail(f"{name} args are [id], the id a string", path)
+        return REFERENCE_NAMES[name](ident[0])
     if name == "Signal":
         args = obj.get("args", ["", 0])
         if not isinstance(args, list) or len(args) != 2 or not isinstance(args[0], str):
@@ -380,8 +389,13 @@ def _from_json(obj: Any, path: Where, depth: int, max_depth: int) -> Any:
     return _object(obj, name, path, depth, max_depth)
 
 
+REFERENCES: dict[type, str] = {gt.ExtRef: "ExtResource", gt.SubRef: "SubResource"}
+"""A resource file's references, by the names its text form gives them."""
+REFERENCE_NAMES: dict[str, Any] = {name: cls for cls, name in REFERENCES.items()}
+
 TYPE_NAMES = (*MATH_FROM_COMPONENTS, *PACKED_BY_NAME, "Array", "Dictionary", "PackedByteArray",
-              "PackedStringArray", "RID", "Callable", "Signal", "EncodedObjectAsID")
+              "PackedStringArray", "RID", "Callable", "Signal", "EncodedObjectAsID",
+              *REFERENCE_NAMES)
 """The names a native JSON object's "type" may take besides class names."""
 
 

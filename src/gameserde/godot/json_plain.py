@@ -18,6 +18,7 @@ holds the data:
   every key is a String, else pairs; ``Variant`` stands for an untyped side);
 * full Objects ``{"$Object(Node)": {"name": "n"}}``, ``{"$EncodedObjectAsID": 12}``,
   ``{"$RID": 7}``, ``{"$Callable": null}``, ``{"$Signal": ["hit", 5]}``;
+* a resource file's references ``{"$ExtResource": "1"}``, ``{"$SubResource": "id"}``;
 * floats that JSON cannot write: ``{"$float": "inf"}`` (``"-inf"``, ``"nan"``, and the sign and
   payload of other NaNs as the native view writes them).
 
@@ -42,6 +43,8 @@ from gameserde.godot.json_native import (
     MATH_FROM_COMPONENTS,
     MATH_NAMES,
     PACKED_BY_NAME,
+    REFERENCE_NAMES,
+    REFERENCES,
     At,
     Where,
     closest,
@@ -121,6 +124,8 @@ def _out(value: Any, depth: int, max_depth: int) -> Any:
         return {"$EncodedObjectAsID": value.object_id}
     if t is gt.RID:
         return {"$RID": value.id}
+    if t is gt.ExtRef or t is gt.SubRef:
+        return {"$" + REFERENCES[t]: value.id}
     if t is gt.Callable:
         return {"$Callable": None}
     if t is gt.Signal:
@@ -210,7 +215,7 @@ def _names(obj: dict[Any, Any], path: Where, depth: int, max_depth: int) -> dict
 
 _SIMPLE_TAGS = ("float", "StringName", "NodePath", *MATH_FROM_COMPONENTS, *PACKED_BY_NAME,
                 "PackedByteArray", "PackedStringArray", "Array", "Dictionary", "Object",
-                "EncodedObjectAsID", "RID", "Callable", "Signal")
+                "EncodedObjectAsID", "RID", "Callable", "Signal", *REFERENCE_NAMES)
 
 
 def _tag(name: str, body: Any, path: Where, depth: int, max_depth: int) -> Any:
@@ -253,6 +258,10 @@ def _tag(name: str, body: Any, path: Where, depth: int, max_depth: int) -> Any:
     if name in ("EncodedObjectAsID", "RID"):
         ident = id64(body, path)
         return gt.EncodedObjectAsID(ident) if name == "EncodedObjectAsID" else gt.RID(ident)
+    if name in REFERENCE_NAMES:
+        if not isinstance(body, str):
+            raise fail(f"${name} holds the id, a string, not {short(body)}", path)
+        return REFERENCE_NAMES[name](body)
     if name == "Callable":
         if body is not None:
             raise fail("$Callable holds null (the engine writes no Callable data)", path)

@@ -295,6 +295,24 @@ class EncodedObjectAsID:
     object_id: int = 0
 
 
+@dataclass(frozen=True, slots=True)
+class ExtRef:
+    """In a resource file, a reference to an external resource by its ``id`` in the file
+    (text ``ExtResource("id")``; a binary file's index into its external resources, as
+    text). See :mod:`gameserde.godot.resource`."""
+
+    id: str
+
+
+@dataclass(frozen=True, slots=True)
+class SubRef:
+    """In a resource file, a reference to a resource the same file holds, by its ``id``
+    (text ``SubResource("id")``; a binary file's ``local://N`` number or Godot 4's
+    scene-unique id). See :mod:`gameserde.godot.resource`."""
+
+    id: str
+
+
 @dataclass(slots=True)
 class Object:
     """An Object written in full: its class name and stored properties, in order.

@@ -4,8 +4,9 @@ main one last) and their properties, plus what each form keeps of its own so tha
 file that was read gives its bytes back.
 
 Property values are the Variant values of :mod:`gameserde.godot.types`, and two reference
-values that exist in resource files only: :class:`ExtRef` (an external resource, by its id
-in the file) and :class:`SubRef` (a resource the file holds, by its id). An inline
+values that exist in resource files only (defined with the others, named here too):
+:class:`ExtRef` (an external resource, by its id in the file) and :class:`SubRef` (a
+resource the file holds, by its id). An inline
 ``Object(Type, ...)`` of a text file is a :class:`gameserde.godot.types.Object`.
 """
 
@@ -14,26 +15,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from gameserde.godot.types import ExtRef, SubRef
+
 __all__ = ["Connection", "ExtRef", "ExtResource", "Resource", "ResourceFile", "Scene", "SceneNode",
            "SubRef"]
-
-
-@dataclass(frozen=True)
-class ExtRef:
-    """A reference to the external resource whose ``id`` is given (text
-    ``ExtResource("id")``; a binary file's index into its external resources, as text,
-    counted from 1 as the engine's text saver numbers them in Godot 3)."""
-
-    id: str
-
-
-@dataclass(frozen=True)
-class SubRef:
-    """A reference to a resource of the same file by its ``id`` (text
-    ``SubResource("id")``; a binary file's ``local://N`` index or Godot 4's scene-unique
-    id)."""
-
-    id: str
 
 
 @dataclass
