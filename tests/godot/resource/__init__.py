@@ -1,0 +1,1 @@
+"""Tests of Godot resource and scene files."""
