@@ -93,6 +93,53 @@ def scene_godot3() -> Scene:
     )
 
 
+# godot3-server 3.2.3 again, for an inherited scene (format=2):
+#   [ext_resource path="res://sub.tscn" type="PackedScene" id=1]
+#   [ext_resource path="res://a.tscn" type="PackedScene" id=2]
+#   [node name="S" instance=ExtResource( 1 )]  position = Vector2( 3, 4 )
+#   [node name="In" parent="." index="0" groups=["zz"]]  editor_description = "hi"
+#   [node name="New" type="Sprite" parent="In"]  owner = 1
+#   [node name="Nest" parent="In/New" instance=ExtResource( 2 )]
+#   [node name="Own" type="Node" parent="In/New" owner=NodePath("In")]
+#   [connection signal="ready" from="In" to="." method="_r"]
+def engine_godot3_inherited() -> dict[str, Any]:
+    return {
+        "names": PackedStringArray(["S", "position", "In", "zz", "editor_description", "New",
+                                    "Sprite", "owner", "Nest", "Own", "Node", "_r", "ready"]),
+        "variants": [ExtRef("1"), Vector2(3, 4), "hi", 1, ExtRef("2")],
+        "node_count": 5,
+        "nodes": PackedInt32Array([
+            -1, -1, INST, 0, -1, 1, 1, 1, 0,
+            P | 0, -1, INST, 262146, -1, 1, 4, 2, 1, 3,
+            P | 1, 0, 6, 5, -1, 1, 7, 3, 0,
+            P | 2, 0, INST, 8, 4, 0, 0,
+            P | 3, P | 4, 10, 9, -1, 0, 0]),
+        "conn_count": 1,
+        "conns": PackedInt32Array([P | 6, P | 5, 12, 11, 2, 0]),
+        "node_paths": [np("."), dotted("In"), dotted("In/New"), dotted("In/New"), np("In"),
+                       np("."), np("In")],
+        "editable_instances": [],
+        "base_scene": 0,
+        "version": 2,
+    }
+
+
+def scene_godot3_inherited() -> Scene:
+    return Scene(
+        nodes=[
+            SceneNode("S", None, None, instance=ExtRef("1"),
+                      properties={"position": Vector2(3, 4)}),
+            SceneNode("In", None, ".", groups=["zz"], properties={"editor_description": "hi"},
+                      extra={"index": 0}),
+            SceneNode("New", "Sprite", "In", properties={"owner": 1}),
+            SceneNode("Nest", None, "In/New", instance=ExtRef("2")),
+            SceneNode("Own", "Node", "In/New", extra={"owner": "In"}),
+        ],
+        connections=[Connection("In", "ready", ".", "_r", flags=2)],
+        version=2,
+    )
+
+
 # A Godot 4 scene as the editor packs it (SceneState::pack): names and values deduplicated
 # in first-use order, parents by node index, an inherited root (base_scene), a node of the
 # base scene reached through a node path, a property saved as a node path, unbinds.
@@ -139,9 +186,12 @@ def test_reads_godot3_text_loaded_bundle() -> None:
     assert kept["bundled"] == engine_godot3()
 
 
-def test_packs_as_godot3_text_loader_does() -> None:
-    assert write_bundled(scene_godot3()) == engine_godot3()
-    assert list(write_bundled(scene_godot3())) == list(engine_godot3())
+@pytest.mark.parametrize(("engine", "scene"), [(engine_godot3, scene_godot3),
+                                                (engine_godot3_inherited, scene_godot3_inherited)])
+def test_packs_as_godot3_text_loader_does(engine: Any, scene: Any) -> None:
+    assert read_bundled(engine())[0] == scene()
+    assert write_bundled(scene()) == engine()
+    assert list(write_bundled(scene())) == list(engine())
 
 
 def test_kept_bundle_given_back_unchanged() -> None:
