@@ -158,6 +158,7 @@ def read(data: bytes | bytearray | memoryview, *,
             script_class, pos = rd.string(pos, "the script class")
         ctx.real_size = 8 if flags & FLAG_REAL_T_IS_DOUBLE else 4
         ctx.named_ids = bool(flags & FLAG_NAMED_SCENE_IDS)
+        rd.refresh()
     n_reserved = 11 if fmt >= 4 else 14
     rd.need(pos, 4 * n_reserved, "the reserved header words")
     reserved = list(ctx.struct(f"{n_reserved}I").unpack_from(buf, pos))

@@ -215,10 +215,17 @@ class VariantReader:
         self._i64 = s("q").unpack_from
         self._f32 = s("f").unpack_from
         self._f64 = s("d").unpack_from
-        real = "d" if ctx.real_size == 8 else "f"
-        self._real = {n: s(f"{n}{real}").unpack_from for n in (2, 3, 4, 6, 9, 12, 16)}
+        self._real: dict[int, Any] = {}
+        self.refresh()
         self._float4 = s("4f").unpack_from
         self._ints = {n: s(f"{n}i").unpack_from for n in (2, 3, 4)}
+
+    def refresh(self) -> None:
+        """Follow the context's ``real_t`` size (known only once the header's flags are
+        read)."""
+        real = "d" if self.ctx.real_size == 8 else "f"
+        s = self.ctx.struct
+        self._real = {n: s(f"{n}{real}").unpack_from for n in (2, 3, 4, 6, 9, 12, 16)}
 
     # -- primitives -----------------------------------------------------------------------
 

@@ -1,0 +1,100 @@
+"""The binary resources of the real-world Godot corpus (``../shared/corpus/godot-real``):
+every case of kind ``res`` or ``scn`` in its ``manifest.json``.
+
+* Each file reads, and what it says of itself matches the corpus's ``meta.json`` (type,
+  engine version, format, flags, UID, script class, external resources, number of internal
+  resources, RSCC container layout).
+* Written back, an ``RSRC`` file is identical byte for byte; an ``RSCC`` file has the same
+  container layout (mode, block size, uncompressed size, block count) and the same
+  decompressed stream (recompressed bytes depend on the zstd build, not on Godot).
+* Godot 2's files are compressed with FastLZ, which gameserde does not inflate: they are
+  refused with a DecodeError naming FastLZ.
+
+Without the corpus these tests are skipped, or fail when ``CI=true``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from gameserde.errors import DecodeError
+from gameserde.godot.resource import binary, compressed
+from tests.conformance.corpus import corpus_dir, require
+
+CORPUS = corpus_dir("godot-real")
+
+
+def _binary_cases() -> list[dict[str, Any]]:
+    manifest = CORPUS / "manifest.json"
+    if not manifest.is_file():
+        return []
+    cases = json.loads(manifest.read_text(encoding="utf-8"))["cases"]
+    return [c for c in cases if c["kind"] in ("res", "scn")]
+
+
+CASES = _binary_cases()
+
+
+def _data(case: dict[str, Any]) -> bytes:
+    return (CORPUS / case["case"] / case["file"]).read_bytes()
+
+
+def _fastlz(case: dict[str, Any]) -> bool:
+    rscc = case["binary"].get("rscc")
+    return rscc is not None and rscc["compression_mode"] == compressed.MODE_FASTLZ
+
+
+def test_corpus_is_there() -> None:
+    """The corpus is present (or the run is allowed to skip) and holds binary cases."""
+    require(CORPUS, "godot-real")
+    assert len(CASES) >= 90
+    assert sum(_fastlz(c) for c in CASES) == 6
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c["case"] for c in CASES])
+def test_binary_case(case: dict[str, Any]) -> None:
+    data = _data(case)
+    meta = case["binary"]
+    if _fastlz(case):
+        with pytest.raises(DecodeError, match="FastLZ") as info:
+            binary.read(data)
+        assert info.value.offset == 4
+        return
+    f = binary.read(data)
+    assert f.form == "binary"
+    assert f.type == meta["type"]
+    assert f.engine == (meta["ver_major"], meta["ver_minor"])
+    assert f.format == meta["ver_format"]
+    assert len(f.kept["strings"]) == meta["string_table"]
+    assert len(f.resources) == meta["internal_resources"]
+    assert sorted({r.type for r in f.resources}) == sorted(meta["internal_types"])
+    assert [(e.type, e.path) for e in f.external] == [
+        (e["type"], e["path"]) for e in meta["ext_resources"]]
+    assert [e.id for e in f.external] == [str(i + 1) for i in range(len(f.external))]
+    if meta["ver_format"] >= 4:
+        assert f.kept["flags"] == meta["flags"]
+        assert f.script_class == meta.get("script_class")
+        expected_uid = None if meta["uid"] == binary.NO_UID else binary.id_to_text(meta["uid"])
+        assert f.uid == expected_uid
+        assert [e.uid for e in f.external] == [
+            None if e["uid"] == binary.NO_UID else binary.id_to_text(e["uid"])
+            for e in meta["ext_resources"]]
+    if case["kind"] == "scn":
+        assert isinstance(f.main.properties["_bundled"], dict)
+        assert f.scene is None
+
+    out = binary.write(f)
+    rscc = meta.get("rscc")
+    if rscc is None:
+        assert out == data
+        return
+    stream, _ = compressed.decompress(data)
+    again, layout = compressed.decompress(out)
+    assert again == stream
+    assert (layout.mode, layout.block_size, layout.size, len(layout.block_sizes)) == (
+        rscc["compression_mode"], rscc["block_size"], rscc["uncompressed_size"],
+        rscc["blocks"])
+    assert binary.read(out).resources == f.resources
