@@ -145,18 +145,18 @@ def scene_godot3_inherited() -> Scene:
 # base scene reached through a node path, a property saved as a node path, unbinds.
 def engine_godot4_packed() -> dict[str, Any]:
     return {
-        "names": PackedStringArray(["Main", "Child", "target", "Node3D", "Deep", "x",
-                                    "grp", "Label", "pressed", "_on_pressed", "Sub"]),
+        "names": PackedStringArray(["Main", "Child", "target", "grp", "Node3D", "Deep", "x",
+                                    "Sub", "Label", "_on_pressed", "pressed"]),
         "variants": [ExtRef("1_base"), NodePath(("..",)), 3.5, "res://sub.tscn", True],
         "node_count": 4,
         "nodes": PackedInt32Array([
             -1, -1, INST, 0, -1, 0, 0,
-            0, 0, 3, 1 | (2 << 18), -1, 1, 2 | P, 1, 1, 6,
-            P | 0, -1, INST, 4 | (1 << 18), -1, 1, 5, 2, 0,
-            1, 0, 7, 10, P | 3, 0, 0]),
+            0, 0, 4, 1 | (2 << 18), -1, 1, 2 | P, 1, 1, 3,
+            P | 0, -1, INST, 5 | (1 << 18), -1, 1, 6, 2, 0,
+            1, 0, 8, 7, P | 3, 0, 0]),
         "conn_count": 1,
-        "conns": PackedInt32Array([1, P | 1, 8, 9, 6, 1, 4, 1]),
-        "node_paths": [np("Base/Inner"), np("Base/Inner/Deep")],
+        "conns": PackedInt32Array([1, 2, 10, 9, 6, 1, 4, 1]),
+        "node_paths": [np("Base/Inner")],
         "editable_instances": [np("Base")],
         "base_scene": 0,
         "version": 3,
@@ -213,6 +213,7 @@ def test_changed_scene_is_packed_afresh() -> None:
 def test_godot4_pack_order_bundle() -> None:
     scene, _ = read_bundled(engine_godot4_packed())
     assert scene == scene_godot4_packed()
+    assert write_bundled(scene, order="pack") == engine_godot4_packed()
     fresh = write_bundled(scene)
     assert read_bundled(fresh)[0] == scene
     assert fresh["base_scene"] == 0 and fresh["version"] == 3
@@ -274,6 +275,11 @@ def test_unbinds_need_version_3() -> None:
     scene.connections[0].unbinds = 2
     with pytest.raises(EncodeError, match="unbinds"):
         write_bundled(scene)
+
+
+def test_unknown_order_refused() -> None:
+    with pytest.raises(EncodeError, match="order"):
+        write_bundled(scene_godot3(), order="sorted")
 
 
 @pytest.mark.parametrize("bad", [
@@ -400,11 +406,14 @@ def test_random_integers_decode_or_refuse(nodes: list[int], conns: list[int], no
     except DecodeError:
         return
     assert write_bundled(scene, kept) is bundled
-    try:
-        fresh = write_bundled(scene)
-    except EncodeError:
-        return
-    assert read_bundled(fresh)[0].nodes == scene.nodes
+    for order in ("text", "pack"):
+        try:
+            fresh = write_bundled(scene, order=order)
+        except EncodeError:
+            return
+        again, _ = read_bundled(fresh)
+        assert again.nodes == scene.nodes
+        assert again.connections == scene.connections
 
 
 # ---------------------------------------------------------------------------------------------
@@ -437,7 +446,17 @@ def test_corpus_scene_round_trip(case: dict[str, Any]) -> None:
     assert scene.nodes[0].parent is None
     assert write_bundled(scene, kept) is bundled
     assert bundled == original
+    packed = write_bundled(scene, order="pack")  # the editor packed these: same tables
+    assert packed == bundled
+    if case["engine_major"] >= 3:  # Godot 2's Dictionary kept its keys in hash order
+        assert list(packed) == list(bundled)
+    scene.nodes[0].groups.append("added")
+    changed = write_bundled(scene, kept, order="pack")
+    assert list(changed) == list(bundled)
+    assert read_bundled(changed)[0] == scene
     fresh = write_bundled(scene)
     again, _ = read_bundled(fresh)
     assert again.nodes == scene.nodes
     assert again.connections == scene.connections
+    if case["engine"].startswith("Godot 4.7"):
+        assert "unique_id" in scene.nodes[0].extra

@@ -39,6 +39,7 @@ from gameserde.godot.types import (
     PackedArray,
     PackedInt32Array,
     PackedStringArray,
+    StringName,
     godot_key,
 )
 
@@ -430,10 +431,13 @@ def _same_scene(a: Scene, b: Scene) -> bool:
 
 
 class _Packer:
-    """A ``SceneState`` being filled as the text loader fills it: every name, value and
-    node path appended where it is met (``add_name``, ``add_value``, ``add_node_path``)."""
+    """A ``SceneState`` being filled. As the text loader fills it (``dedupe`` false), every
+    name, value and node path is appended where it is met (``add_name``, ``add_value``,
+    ``add_node_path``); as ``SceneState::pack`` fills it (``dedupe`` true), each is kept
+    once, at the index of its first use (values compared as the engine's ``VariantComparator``
+    compares them)."""
 
-    def __init__(self, with_ids: bool) -> None:
+    def __init__(self, with_ids: bool, dedupe: bool) -> None:
         self.names: list[str] = []
         self.variants: list[Any] = []
         self.node_paths: list[NodePath] = []
@@ -443,19 +447,43 @@ class _Packer:
         self.conns: list[int] = []
         self.base_scene: int | None = None
         self.with_ids = with_ids
+        self.dedupe = dedupe
+        self.name_index: dict[str, int] = {}
+        self.value_index: dict[Any, int] = {}
+        self.path_index: dict[str, int] = {}
 
     def name(self, value: Any, where: str, what: str) -> int:
         if not isinstance(value, str):
             raise EncodeError(f"{what} is a {type(value).__name__}, not a string",
                               path=where, format="godot")
+        if self.dedupe:
+            found = self.name_index.get(str(value))
+            if found is not None:
+                return found
+            self.name_index[str(value)] = len(self.names)
         self.names.append(value)
         return len(self.names) - 1
 
     def value(self, value: Any) -> int:
+        if self.dedupe:
+            try:
+                key: Any = (type(value) is StringName, godot_key(value))
+            except ValueError:  # an Array that holds itself: never equal to another value
+                key = ("id", id(value))
+            found = self.value_index.get(key)
+            if found is not None:
+                return found
+            self.value_index[key] = len(self.variants)
         self.variants.append(value)
         return len(self.variants) - 1
 
     def path(self, path: NodePath, id_path: Any) -> int:
+        if self.dedupe:
+            text = str(path)
+            found = self.path_index.get(text)
+            if found is not None:
+                return found | FLAG_ID_IS_PATH
+            self.path_index[text] = len(self.node_paths)
         self.node_paths.append(path)
         self.id_paths.append(id_path if isinstance(id_path, PackedInt32Array)
                              else PackedInt32Array(id_path or ()))
@@ -479,71 +507,154 @@ def _extra_int(node: SceneNode, key: str, where: str) -> int | None:
     return value
 
 
-def _pack_node(p: _Packer, node: SceneNode, i: int) -> None:
-    where = f"$.nodes[{i}]"
-    name = p.name(node.name, f"{where}.name", "the node's name")
-    parent = -1
-    if node.parent is not None:
-        parent = p.path(_prepend_period(_text_path(node.parent, f"{where}.parent", "parent")),
-                        node.extra.get("parent_id_path"))
-    unique_id = _extra_int(node, "unique_id", where)
-    kind = TYPE_INSTANTIATED
-    if node.type is not None:
-        kind = p.name(node.type, f"{where}.type", "the node's type")
-    deferred = set(node.extra.get("node_paths") or ())
-    instance = -1
-    if node.instance is not None:
-        instance = p.value(node.instance)
-        if i == 0 and parent == -1:
-            p.base_scene = instance
-            instance = -1
-    placeholder = node.extra.get("instance_placeholder")
-    if placeholder is not None:
-        if i == 0:
-            raise EncodeError("the root node cannot be an instance placeholder",
-                              path=f"{where}.extra.instance_placeholder", format="godot")
-        instance = p.value(placeholder) | FLAG_INSTANCE_IS_PLACEHOLDER
-    owner_text = node.extra.get("owner")
-    if owner_text is not None:
-        owner = p.path(_text_path(owner_text, f"{where}.extra.owner", "owner"),
-                       node.extra.get("owner_uid_path"))
-    elif parent != -1 and not (kind == TYPE_INSTANTIATED and instance == -1):
-        owner = 0
-    else:
-        owner = -1
+def _name_field(node: SceneNode, name: int, where: str) -> int:
+    """The node's name index with its ``index`` above the name bits, as a signed int32."""
     index = _extra_int(node, "index", where)
-    name_field = name
+    field = name
     if index is not None and -1 <= index < INDEX_LIMIT:
-        name_field |= (index + 1) << NAME_INDEX_BITS
+        field |= (index + 1) << NAME_INDEX_BITS
     elif index is not None:
         raise EncodeError(f"index {index} is not between -1 and {INDEX_LIMIT - 1}",
                           path=f"{where}.extra.index", format="godot")
-    if name_field >= 1 << 31:
-        name_field -= 1 << 32
-    groups = [p.name(g, f"{where}.groups[{j}]", "a group") for j, g in enumerate(node.groups)]
+    return field - (1 << 32) if field >= 1 << 31 else field
+
+
+def _placeholder(p: _Packer, node: SceneNode, i: int, where: str) -> int | None:
+    placeholder = node.extra.get("instance_placeholder")
+    if placeholder is None:
+        return None
+    if i == 0:
+        raise EncodeError("the root node cannot be an instance placeholder",
+                          path=f"{where}.extra.instance_placeholder", format="godot")
+    return p.value(placeholder) | FLAG_INSTANCE_IS_PLACEHOLDER
+
+
+def _owner(p: _Packer, node: SceneNode, parent: int, kind: int, instance: int,
+           where: str) -> int:
+    """An ``owner`` path, else the root (0) unless the node is the root or part of an
+    instanced scene (-1), as the text loader and ``pack`` both decide."""
+    owner_text = node.extra.get("owner")
+    if owner_text is not None:
+        return p.path(_text_path(owner_text, f"{where}.extra.owner", "owner"),
+                      node.extra.get("owner_uid_path"))
+    if parent != -1 and not (kind == TYPE_INSTANTIATED and instance == -1):
+        return 0
+    return -1
+
+
+def _properties(p: _Packer, node: SceneNode, where: str) -> list[int]:
+    deferred = set(node.extra.get("node_paths") or ())
     props: list[int] = []
     for prop, value in node.properties.items():
         ref = p.name(prop, f"{where}.properties", "a property name")
         if prop in deferred:
             ref |= FLAG_PATH_PROPERTY_IS_NODE
         props += (ref, p.value(value))
+    return props
+
+
+def _groups(p: _Packer, node: SceneNode, where: str) -> list[int]:
+    return [p.name(g, f"{where}.groups[{j}]", "a group") for j, g in enumerate(node.groups)]
+
+
+def _pack_node_as_loaded(p: _Packer, node: SceneNode, i: int) -> None:
+    """One ``[node]`` as ``ResourceLoaderText::_parse_node_tag`` adds it."""
+    where = f"$.nodes[{i}]"
+    name = p.name(node.name, f"{where}.name", "the node's name")
+    parent = -1
+    if node.parent is not None:
+        parent = p.path(_prepend_period(_text_path(node.parent, f"{where}.parent", "parent")),
+                        node.extra.get("parent_id_path"))
+    kind = TYPE_INSTANTIATED
+    if node.type is not None:
+        kind = p.name(node.type, f"{where}.type", "the node's type")
+    instance = -1
+    if node.instance is not None:
+        instance = p.value(node.instance)
+        if i == 0 and parent == -1:
+            p.base_scene = instance
+            instance = -1
+    placeholder = _placeholder(p, node, i, where)
+    if placeholder is not None:
+        instance = placeholder
+    owner = _owner(p, node, parent, kind, instance, where)
+    name_field = _name_field(node, name, where)
+    groups = _groups(p, node, where)
+    props = _properties(p, node, where)
     p.nodes += (parent, owner, kind, name_field, instance, len(props) // 2, *props,
                 len(groups), *groups)
-    p.node_ids.append(unique_id or UNIQUE_ID_UNASSIGNED)
+    p.node_ids.append(_extra_int(node, "unique_id", where) or UNIQUE_ID_UNASSIGNED)
 
 
-def _pack_connection(p: _Packer, conn: Connection, i: int, version: int) -> None:
-    where = f"$.connections[{i}]"
-    binds = [p.value(b) for b in conn.binds]
+def _pack_node_as_packed(p: _Packer, node: SceneNode, i: int, saved: dict[str, int],
+                         own: str) -> None:
+    """One node as ``SceneState::_parse_node`` packs it: its name, instance, properties,
+    groups and type in that order, then its parent (a saved node's index, else a path)."""
+    where = f"$.nodes[{i}]"
+    name = p.name(node.name, f"{where}.name", "the node's name")
+    instance = -1
+    placeholder = _placeholder(p, node, i, where)
+    if placeholder is not None:
+        instance = placeholder
+    elif node.instance is not None and not (i == 0 and node.parent is None):
+        instance = p.value(node.instance)
+    props = _properties(p, node, where)
+    groups = _groups(p, node, where)
+    kind = TYPE_INSTANTIATED
+    if node.type is not None:
+        kind = p.name(node.type, f"{where}.type", "the node's type")
+    parent = -1
+    if node.parent is not None:
+        text = "/".join(_simplified(_text_path(node.parent, f"{where}.parent", "parent").names))
+        found = saved.get(text)
+        if found is not None and found < i:
+            parent = found
+        else:
+            parent = p.path(NodePath(tuple(text.split("/"))),
+                            node.extra.get("parent_id_path"))
+    owner = _owner(p, node, parent, kind, instance, where)
+    p.nodes += (parent, owner, kind, _name_field(node, name, where), instance,
+                len(props) // 2, *props, len(groups), *groups)
+    p.node_ids.append(_extra_int(node, "unique_id", where) or UNIQUE_ID_UNASSIGNED)
+    saved.setdefault(own, i)
+
+
+def _unbinds(conn: Connection, where: str, version: int) -> None:
     if conn.unbinds and version < 3:
         raise EncodeError(f"scene format version {version} cannot hold unbinds",
                           path=f"{where}.unbinds", format="godot")
-    # The loader's add_connection(from, to, signal, method, ...) arguments, right to left.
+
+
+def _pack_connection_as_loaded(p: _Packer, conn: Connection, i: int, version: int) -> None:
+    """One ``[connection]``: its binds, then the loader's ``add_connection(from, to,
+    signal, method, ...)`` arguments right to left, as GCC evaluates them."""
+    where = f"$.connections[{i}]"
+    _unbinds(conn, where, version)
+    binds = [p.value(b) for b in conn.binds]
     method = p.name(conn.method, f"{where}.method", "the method")
     signal = p.name(conn.signal, f"{where}.signal", "the signal")
     target = p.path(_simplify_path(_text_path(conn.target, f"{where}.target", "target")), None)
     source = p.path(_simplify_path(_text_path(conn.source, f"{where}.source", "source")), None)
     p.conns += (source, target, signal, method, conn.flags, len(binds), *binds)
+    if version >= 3:
+        p.conns.append(conn.unbinds)
+
+
+def _pack_connection_as_packed(p: _Packer, conn: Connection, i: int, version: int,
+                               saved: dict[str, int]) -> None:
+    """One connection as ``SceneState::_parse_connections`` packs it: source, target (a
+    saved node's index, else a path), method, signal, binds."""
+    where = f"$.connections[{i}]"
+    _unbinds(conn, where, version)
+    ends = []
+    for what, text in (("source", conn.source), ("target", conn.target)):
+        names = _simplified(_text_path(text, f"{where}.{what}", what).names)
+        found = saved.get("/".join(names))
+        ends.append(found if found is not None else p.path(NodePath(tuple(names)), None))
+    method = p.name(conn.method, f"{where}.method", "the method")
+    signal = p.name(conn.signal, f"{where}.signal", "the signal")
+    binds = [p.value(b) for b in conn.binds]
+    p.conns += (*ends, signal, method, conn.flags, len(binds), *binds)
     if version >= 3:
         p.conns.append(conn.unbinds)
 
@@ -558,16 +669,36 @@ def _check_sizes(p: _Packer) -> None:
                               f"({FLAG_MASK + 1})", format="godot")
 
 
-def _pack(scene: Scene) -> dict[str, Any]:
+def _own_path(node: SceneNode) -> str:
+    if node.parent is None:
+        return "."
+    parent = "/".join(_simplified(NodePath.parse(str(node.parent)).names))
+    return node.name if parent == "." else f"{parent}/{node.name}"
+
+
+def _pack(scene: Scene, order: str) -> dict[str, Any]:
     version = scene.version
     if not 1 <= version <= LATEST_VERSION:
         raise EncodeError(f"scene format version {version} is not one of 1 to "
                           f"{LATEST_VERSION}", path="$.version", format="godot")
-    p = _Packer(with_ids=any("unique_id" in n.extra for n in scene.nodes))
-    for i, node in enumerate(scene.nodes):
-        _pack_node(p, node, i)
-    for i, conn in enumerate(scene.connections):
-        _pack_connection(p, conn, i, version)
+    if order not in ("text", "pack"):
+        raise EncodeError(f"order {order!r} is neither 'text' nor 'pack'", format="godot")
+    p = _Packer(with_ids=any("unique_id" in n.extra for n in scene.nodes),
+                dedupe=order == "pack")
+    if order == "text":
+        for i, node in enumerate(scene.nodes):
+            _pack_node_as_loaded(p, node, i)
+        for i, conn in enumerate(scene.connections):
+            _pack_connection_as_loaded(p, conn, i, version)
+    else:
+        saved: dict[str, int] = {}
+        nodes = scene.nodes
+        if nodes and nodes[0].instance is not None and nodes[0].parent is None:
+            p.base_scene = p.value(nodes[0].instance)
+        for i, node in enumerate(nodes):
+            _pack_node_as_packed(p, node, i, saved, _own_path(node))
+        for i, conn in enumerate(scene.connections):
+            _pack_connection_as_packed(p, conn, i, version, saved)
     _check_sizes(p)
     out: dict[str, Any] = {
         "names": PackedStringArray(p.names),
@@ -591,24 +722,37 @@ def _pack(scene: Scene) -> dict[str, Any]:
     return out
 
 
-def write_bundled(scene: Scene, kept: dict[str, Any] | None = None
+def write_bundled(scene: Scene, kept: dict[str, Any] | None = None, *, order: str = "text"
                   ) -> dict[str, Any] | Dictionary:
     """Pack ``scene`` into a ``_bundled`` dictionary.
 
     With ``kept`` from :func:`read_bundled`, and a scene that still reads the same from the
     dictionary kept there, that dictionary is returned as it was (its table order, node
-    paths and integers are the file's own). Otherwise the tables are built as the engine's
-    text loader builds them (see the module's docstring), with the keys in the order
-    ``get_bundled_scene`` writes them; ``node_ids`` and ``id_paths`` are written when a node
-    has a ``unique_id``. Values the format cannot hold raise
-    :class:`~gameserde.errors.EncodeError`.
+    paths and integers are the file's own). Otherwise the tables are built afresh, with the
+    keys in the order ``get_bundled_scene`` writes them, as the engine builds them:
+
+    * ``order="text"``: as its text loader fills them (see the module's docstring), which
+      is what the engine writes when it converts a text scene to binary;
+    * ``order="pack"``: as the editor packs a scene it saves (``SceneState::pack``): names,
+      values and paths once each, parents and connection ends as node indices where the
+      node is in the scene.
+
+    A scene rebuilt beside ``kept`` keeps the kept dictionary's key order (Godot 2's
+    Dictionary kept its keys in hash order, not in the order they were set). ``node_ids``
+    and ``id_paths`` are written when a node has a ``unique_id``. Values the format cannot
+    hold raise :class:`~gameserde.errors.EncodeError`.
     """
-    if kept is not None and "bundled" in kept:
-        original = kept["bundled"]
-        try:
-            same = _same_scene(_scene(_Tables(original)), scene)
-        except DecodeError:
-            same = False
-        if same:
-            return original  # type: ignore[no-any-return]
-    return _pack(scene)
+    if kept is None or "bundled" not in kept:
+        return _pack(scene, order)
+    original = kept["bundled"]
+    try:
+        same = _same_scene(_scene(_Tables(original)), scene)
+    except DecodeError:
+        same = False
+    if same:
+        return original  # type: ignore[no-any-return]
+    out = _pack(scene, order)
+    if not isinstance(original, dict | Dictionary):
+        return out
+    first = [key for key in original if key in out]
+    return {key: out[key] for key in [*first, *(key for key in out if key not in first)]}
