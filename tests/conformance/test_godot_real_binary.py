@@ -7,8 +7,9 @@ every case of kind ``res`` or ``scn`` in its ``manifest.json``.
 * Written back, an ``RSRC`` file is identical byte for byte; an ``RSCC`` file has the same
   container layout (mode, block size, uncompressed size, block count) and the same
   decompressed stream (recompressed bytes depend on the zstd build, not on Godot).
-* Godot 2's files are compressed with FastLZ, which gameserde does not inflate: they are
-  refused with a DecodeError naming FastLZ.
+* Godot 2's files (format 1) are compressed with FastLZ; they read too (their import
+  metadata kept as bytes), and are written back with FastLZ literal runs: same layout, same
+  stream.
 
 Without the corpus these tests are skipped, or fail when ``CI=true``.
 """
@@ -20,7 +21,6 @@ from typing import Any
 
 import pytest
 
-from gameserde.errors import DecodeError
 from gameserde.godot.resource import binary, compressed
 from tests.conformance.corpus import corpus_dir, require
 
@@ -48,7 +48,8 @@ def _fastlz(case: dict[str, Any]) -> bool:
 
 
 def test_corpus_is_there() -> None:
-    """The corpus is present (or the run is allowed to skip) and holds binary cases."""
+    """The corpus is present (or the run is allowed to skip) and holds binary cases, Godot 2's
+    FastLZ ones among them."""
     require(CORPUS, "godot-real")
     assert len(CASES) >= 90
     assert sum(_fastlz(c) for c in CASES) == 6
@@ -58,11 +59,6 @@ def test_corpus_is_there() -> None:
 def test_binary_case(case: dict[str, Any]) -> None:
     data = _data(case)
     meta = case["binary"]
-    if _fastlz(case):
-        with pytest.raises(DecodeError, match="FastLZ") as info:
-            binary.read(data)
-        assert info.value.offset == 4
-        return
     f = binary.read(data)
     assert f.form == "binary"
     assert f.type == meta["type"]
@@ -82,6 +78,9 @@ def test_binary_case(case: dict[str, Any]) -> None:
         assert [e.uid for e in f.external] == [
             None if e["uid"] == binary.NO_UID else binary.id_to_text(e["uid"])
             for e in meta["ext_resources"]]
+    if _fastlz(case):
+        assert f.format == 1
+        assert len(f.kept["import_metadata"]) > 0
     if case["kind"] == "scn":
         assert isinstance(f.main.properties["_bundled"], dict)
         assert f.scene is None

@@ -229,6 +229,15 @@ def test_kept_fields_round_trip() -> None:
     assert back.uid is None
 
 
+def test_godot2_import_metadata_sits_where_the_header_points() -> None:
+    f = make({"a": 1}, engine=(2, 1), fmt=1, kept={"import_metadata": b"\x01\x02meta"})
+    data, back = roundtrip(f)
+    offset = struct.unpack_from("<Q", data, 24 + 13)[0]
+    assert data[offset:] == b"\x01\x02metaRSRC"
+    assert back.kept["import_metadata"] == b"\x01\x02meta"
+    assert "importmd_ofs" not in back.kept and "tail" not in back.kept
+
+
 def test_uid_text() -> None:
     assert binary.id_to_text(0) == "uid://a"
     assert binary.id_to_text(36) == "uid://ba"
@@ -295,7 +304,7 @@ def _rscc(mode: int, block: int, size: int, blocks: list[bytes]) -> bytes:
 def test_rscc_refusals() -> None:
     z = zlib.compress(b"x" * 10)
     cases = [
-        (_rscc(0, 4096, 10, [b"abc"]), "FastLZ", 4),
+        (_rscc(0, 4096, 10, [b"abc"]), "FastLZ level 4", 20),
         (_rscc(4, 4096, 10, [b"abc"]), "brotli", 4),
         (_rscc(9, 4096, 10, [b"abc"]), "unknown compression mode 9", 4),
         (_rscc(1, 0, 10, [z]), "block size is 0", 8),
@@ -327,8 +336,44 @@ def test_rscc_max_ratio() -> None:
 
 
 def test_rscc_write_refuses_modes_it_cannot_make() -> None:
-    with pytest.raises(EncodeError, match="FastLZ"):
-        compressed.compress(b"", mode=compressed.MODE_FASTLZ)
+    with pytest.raises(EncodeError, match="brotli"):
+        compressed.compress(b"", mode=compressed.MODE_BROTLI)
+
+
+def _fastlz_file(block: bytes, size: int) -> bytes:
+    return _rscc(compressed.MODE_FASTLZ, 4096, size, [block])
+
+
+def test_fastlz_literals_and_matches() -> None:
+    literal_abc = bytes((2,)) + b"abc"
+    match_6 = bytes((4 << 5, 2))  # (4 - 1) + 3 = 6 bytes from distance 3
+    long_run = bytes((7 << 5, 10, 0))  # 6 + 10 + 3 = 19 bytes from distance 1
+    block = literal_abc + match_6 + bytes((0,)) + b"x" + long_run
+    stream, _ = compressed.decompress(_fastlz_file(block, 3 + 6 + 1 + 19))
+    assert stream == b"abcabcabc" + b"x" * 20
+
+
+def test_fastlz_short_blocks_are_padded_to_16() -> None:
+    data = compressed.compress(b"hello", mode=compressed.MODE_FASTLZ)
+    stream, container = compressed.decompress(data)
+    assert stream == b"hello" and container.block_sizes == (17,)
+    big = bytes(range(256)) * 40
+    assert compressed.decompress(compressed.compress(big, mode=0))[0] == big
+
+
+@pytest.mark.parametrize(("block", "message"), [
+    (bytes((0x20,)) + b"a", "level 2"),
+    (bytes((5,)) + b"ab", "literal run goes past"),
+    (bytes((0,)) + b"a" + bytes((4 << 5, 9)), "reaches before"),
+    (bytes((0,)) + b"a" + bytes((7 << 5,)), "cut short"),
+    (bytes((0,)) + b"a" + bytes((4 << 5,)), "cut short"),
+    (bytes((0,)) + b"a" + bytes((7 << 5, 255, 0)), "past its declared size"),
+    (b"", "empty FastLZ block"),
+])
+def test_fastlz_refusals(block: bytes, message: str) -> None:
+    with pytest.raises(DecodeError, match=message) as info:
+        compressed.decompress(_fastlz_file(block, 20))
+    assert info.value.offset == 20
 
 
 # --------------------------------------------------------------------------------------------

@@ -30,15 +30,19 @@ A PackedScene's ``_bundled`` stays a plain Dictionary property here.
 * ``"uid_field"``: the header's raw u64 UID when ``ResourceFile.uid`` does not give it (no
   ``UIDS`` flag, or no valid UID); default all ones (no UID) with ``UIDS``, else 0.
 * ``"reserved"``: the reserved words (14 before format 4, else 11), when not all zero.
-* ``"importmd_ofs"``: the import-metadata offset, when not 0 (Godot 2).
+* ``"import_metadata"``: Godot 2's import metadata (the editor's import settings, source
+  files and their MD5s, a thumbnail), the bytes between the last resource and the closing
+  ``"RSRC"`` that the header's offset points to; :func:`write` puts them back there and
+  sets the offset.
+* ``"importmd_ofs"``: the import-metadata offset when it is neither 0 nor that place.
 * ``"strings"``: the string table in file order (default: built in the saver's order, NodePath
   parts found walking the resources from the main one, then property names).
 * ``"overrides"``: ``{choice number: tag}`` for values stored otherwise than the saver would
   choose (see :mod:`~gameserde.godot.resource.binary_variant`).
 * ``"gaps"``: ``{internal resource index (str): bytes}`` found between the end of one
   resource and the offset of the next (none in files the engine writes).
-* ``"tail"``: what follows the last resource when it is not just ``"RSRC"`` (Godot 2's import
-  metadata and the closing magic).
+* ``"tail"``: what follows the last resource (and the import metadata) when it is not just
+  ``"RSRC"``.
 * ``"rscc"``: ``{"mode": int, "block_size": int}`` for a file read from an ``RSCC`` container;
   :func:`write` then compresses the stream again with that mode and block size.
 """
@@ -141,8 +145,6 @@ def read(data: bytes | bytearray | memoryview, *,
         kept["use_real64"] = real64_word
     rtype, pos = rd.string(pos + 20, "the resource type")
     importmd = rd.u64(pos, "the import-metadata offset")
-    if importmd:
-        kept["importmd_ofs"] = importmd
     pos += 8
     flags, uid, script_class = 0, None, None
     if fmt >= 4:
@@ -226,8 +228,14 @@ def read(data: bytes | bytearray | memoryview, *,
             resources.append(res)
     if gaps:
         kept["gaps"] = gaps
-    if bytes(buf[pos:]) != MAGIC:
-        kept["tail"] = bytes(buf[pos:])
+    rest = bytes(buf[pos:])
+    if importmd and importmd == pos and rest.endswith(MAGIC):
+        kept["import_metadata"] = rest[:-4]
+        rest = MAGIC
+    elif importmd:
+        kept["importmd_ofs"] = importmd
+    if rest != MAGIC:
+        kept["tail"] = rest
     if rd.overrides:
         kept["overrides"] = rd.overrides
     return ResourceFile(form="binary", type=rtype, engine=(major, minor), format=fmt,
@@ -326,6 +334,7 @@ def write(file: ResourceFile) -> bytes:
     out += _LE.pack(big_word, int(kept.get("use_real64", 0)))
     out += s("III").pack(file.engine[0], file.engine[1], fmt)
     wr.string(file.type)
+    importmd_slot = len(out)
     out += u64(int(kept.get("importmd_ofs", 0)))
     if fmt >= 4:
         out += u32(flags)
@@ -367,6 +376,9 @@ def write(file: ResourceFile) -> bytes:
                     e.add_parent(f".{name}")
                     e.add_parent(f"[{i}]")
                     raise
+    if "import_metadata" in kept:
+        pack_offset(out, importmd_slot, len(out))
+        out += kept["import_metadata"]
     out += kept.get("tail", MAGIC)
     if rscc:
         return compressed.compress(bytes(out), mode=int(rscc["mode"]),

@@ -11,8 +11,10 @@ other, and ``"RSCC"`` again. The stream inside is a binary resource without its 
 Modes are the engine's ``Compression::Mode``: FastLZ (0, Godot 2's default), deflate (1, zlib
 framing), zstd (2, Godot 3 and 4), gzip (3) and brotli (4, read-only in the engine). zstd
 comes from :mod:`compression.zstd` (Python 3.14+) or the ``backports.zstd`` package (extra
-``zstd``); deflate and gzip from :mod:`zlib`. FastLZ and brotli are refused with a
-:class:`~gameserde.errors.DecodeError` naming the mode.
+``zstd``); deflate and gzip from :mod:`zlib`; FastLZ level 1 (every Godot 2 block of the
+default size) is inflated here, and written as literal runs only (valid FastLZ, larger than
+the engine's). Brotli, and FastLZ level 2 blocks, are refused with a
+:class:`~gameserde.errors.DecodeError` naming them.
 
 Decompression bombs: the declared uncompressed size may be at most ``max_ratio`` times the
 size of the input (default :data:`DEFAULT_MAX_RATIO`; zstd rarely does better than a few
@@ -47,6 +49,8 @@ ZSTD_LEVEL = 3
 """The engine's default zstd level (``compression/formats/zstd/compression_level``)."""
 
 _HEADER = struct.Struct("<4sIII")
+_FASTLZ_MIN = 16
+_FASTLZ_RUN = 32
 _ZLIB_WBITS = {MODE_DEFLATE: 15, MODE_GZIP: 31}
 
 
@@ -94,9 +98,10 @@ def decompress(data: bytes | bytearray | memoryview, *,
         raise _fail("not an RSCC file (it does not start with 'RSCC')", 0)
     if mode not in MODE_NAMES:
         raise _fail(f"unknown compression mode {mode} (the engine knows 0 to 4)", 4)
-    if mode in (MODE_FASTLZ, MODE_BROTLI):
+    if mode == MODE_BROTLI:
         raise _fail(f"the file is compressed with {MODE_NAMES[mode]} (mode {mode}), which "
-                    "gameserde cannot decompress (zstd, deflate and gzip only)", 4)
+                    "gameserde cannot decompress (zstd, deflate, gzip and FastLZ level 1 "
+                    "only)", 4)
     if block_size == 0:
         raise _fail("the block size is 0", 8)
     if size > max_ratio * end:
@@ -131,9 +136,72 @@ def decompress(data: bytes | bytearray | memoryview, *,
     return b"".join(parts), Container(mode, block_size, size, sizes)
 
 
+def _fastlz(block: memoryview, want: int) -> bytes:
+    """A FastLZ level 1 block (Godot 2's blocks of 4096 bytes are all level 1): a literal run
+    (control byte below 32: that many plus one bytes follow) or a match (length in the top
+    three bits, plus a byte when they are all set, distance in the low five bits and the next
+    byte), token by token; never more than ``want`` bytes come out. The engine compresses a
+    block shorter than 16 bytes padded to 16 with zeros, and keeps the first ``want``."""
+    if want < _FASTLZ_MIN:
+        return _fastlz(block, _FASTLZ_MIN)[:want]
+    data = bytes(block)
+    end = len(data)
+    if not end:
+        raise _fail("an empty FastLZ block", 0)
+    level = (data[0] >> 5) + 1
+    if level != 1:
+        raise _fail(f"FastLZ level {level} blocks are not supported (level 1 only)", 0)
+    out = bytearray()
+    ip = 1
+    ctrl = data[0] & 31
+    while True:
+        if ctrl < 32:
+            n = ctrl + 1
+            if ip + n > end or len(out) + n > want:
+                raise _fail("a FastLZ literal run goes past the block or its declared size", 0)
+            out += data[ip:ip + n]
+            ip += n
+        else:
+            n = (ctrl >> 5) - 1
+            if n == 6:
+                if ip >= end:
+                    raise _fail("a FastLZ match is cut short", 0)
+                n += data[ip]
+                ip += 1
+            if ip >= end:
+                raise _fail("a FastLZ match is cut short", 0)
+            distance = ((ctrl & 31) << 8) + data[ip] + 1
+            ip += 1
+            n += 3
+            start = len(out) - distance
+            if start < 0 or len(out) + n > want:
+                raise _fail("a FastLZ match reaches before the block or past its declared "
+                            "size", 0)
+            if distance >= n:
+                out += out[start:start + n]
+            else:
+                pattern = bytes(out[start:])
+                out += (pattern * (n // distance + 1))[:n]
+        if ip >= end:
+            return bytes(out)
+        ctrl = data[ip]
+        ip += 1
+
+
+def _fastlz_literal(chunk: bytes) -> bytes:
+    """``chunk`` as a valid FastLZ level 1 block made of literal runs only (no matches: the
+    engine inflates it as any other; only the size differs from its own compressor's), padded
+    to 16 bytes as the engine pads short blocks."""
+    chunk = chunk.ljust(_FASTLZ_MIN, b"\0")
+    return b"".join(bytes((len(run) - 1,)) + run for run in
+                    (chunk[i:i + _FASTLZ_RUN] for i in range(0, len(chunk), _FASTLZ_RUN)))
+
+
 def _inflater(mode: int) -> Any:
     """``inflate(block, want) -> bytes`` for ``mode``: at most ``want`` bytes (one more when
     the block holds more, so that the caller sees it), or a DecodeError."""
+    if mode == MODE_FASTLZ:
+        return _fastlz
     if mode == MODE_ZSTD:
         zstd = _zstd()
 
@@ -168,10 +236,10 @@ def compress(stream: bytes, *, mode: int = MODE_ZSTD,
              block_size: int = DEFAULT_BLOCK_SIZE) -> bytes:
     """``stream`` as an ``RSCC`` file in ``mode`` with the engine's block layout and default
     levels (zstd level 3, zlib's default level)."""
-    if mode not in (MODE_ZSTD, MODE_DEFLATE, MODE_GZIP):
+    if mode not in (MODE_ZSTD, MODE_DEFLATE, MODE_GZIP, MODE_FASTLZ):
         name = MODE_NAMES.get(mode, f"mode {mode}")
-        raise EncodeError(f"cannot write an RSCC file compressed with {name} (zstd, deflate "
-                          "and gzip only)", format="godot")
+        raise EncodeError(f"cannot write an RSCC file compressed with {name} (zstd, deflate, "
+                          "gzip and FastLZ only)", format="godot")
     if not 0 < block_size < 1 << 32:
         raise EncodeError(f"block size {block_size} is not between 1 and 2**32-1",
                           format="godot")
@@ -183,6 +251,8 @@ def compress(stream: bytes, *, mode: int = MODE_ZSTD,
         def deflate(chunk: bytes) -> bytes:
             out: bytes = zstd.compress(chunk, level=ZSTD_LEVEL)
             return out
+    elif mode == MODE_FASTLZ:
+        deflate = _fastlz_literal
     else:
         wbits = _ZLIB_WBITS[mode]
 
