@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import copy
 import json
+import shutil
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -460,3 +462,91 @@ def test_corpus_scene_round_trip(case: dict[str, Any]) -> None:
     assert again.connections == scene.connections
     if case["engine"].startswith("Godot 4.7"):
         assert "unique_id" in scene.nodes[0].extra
+
+
+# ---------------------------------------------------------------------------------------------
+# The engine's own text -> binary tables: godot3-server loads the corpus's Godot 3 scenes (its
+# dependencies missing, so each external resource is a null Object) and reports _bundled
+
+GODOT3 = shutil.which("godot3-server")
+DUMP_SCRIPT = """extends SceneTree
+func _init():
+\tResourceLoader.set_abort_on_missing_resources(false)
+\tvar f = File.new()
+\tf.open("res://list.txt", File.READ)
+\tvar out = File.new()
+\tout.open("res://engine.jsonl", File.WRITE)
+\twhile not f.eof_reached():
+\t\tvar case = f.get_line()
+\t\tif case == "":
+\t\t\tcontinue
+\t\tvar ps = ResourceLoader.load("res://c/" + case + ".tscn", "", true)
+\t\tif ps == null:
+\t\t\tcontinue
+\t\tvar b = ps.get("_bundled")
+\t\tvar types = []
+\t\tfor v in b["variants"]:
+\t\t\ttypes.append(typeof(v))
+\t\tvar paths = []
+\t\tfor p in b["node_paths"]:
+\t\t\tpaths.append(str(p))
+\t\tvar editable = []
+\t\tfor p in b["editable_instances"]:
+\t\t\teditable.append(str(p))
+\t\tout.store_line(to_json({"case": case, "keys": b.keys(), "names": Array(b["names"]),
+\t\t\t"nodes": Array(b["nodes"]), "conns": Array(b["conns"]), "node_paths": paths,
+\t\t\t"editable": editable, "base_scene": b.get("base_scene", -1), "types": types,
+\t\t\t"version": b["version"]}))
+\tout.close()
+\tquit()
+"""
+# A node that sets focus_mode twice: the engine keeps both, a Scene's properties only one.
+PROPERTY_SET_TWICE = {"demos-3.0__misc_regex_regex_tscn"}
+
+
+def engine_bundles(tmp: Path, cases: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    (tmp / "c").mkdir()
+    (tmp / "project.godot").write_text("config_version=4\n")
+    (tmp / "dump.gd").write_text(DUMP_SCRIPT)
+    for case in cases:
+        shutil.copy(CORPUS / case["case"] / case["file"], tmp / "c" / f"{case['case']}.tscn")
+    (tmp / "list.txt").write_text("".join(c["case"] + "\n" for c in cases))
+    assert GODOT3 is not None
+    subprocess.run([GODOT3, "--path", str(tmp), "-s", "dump.gd"], capture_output=True,
+                   timeout=300, check=False)
+    lines = (tmp / "engine.jsonl").read_text().splitlines()
+    return {e["case"]: e for e in map(json.loads, lines)}
+
+
+@pytest.mark.skipif(GODOT3 is None, reason="godot3-server is not installed")
+def test_text_order_matches_godot3_conversion(tmp_path: Path) -> None:
+    text = pytest.importorskip("gameserde.godot.resource.text")
+    manifest = CORPUS / "manifest.json"
+    if not manifest.exists():
+        pytest.skip("the corpus is not here")
+    cases = [c for c in json.loads(manifest.read_text())["cases"]
+             if c["kind"] == "tscn" and c["engine_major"] == 3]
+    engine = engine_bundles(tmp_path, cases)
+    assert len(engine) >= len(cases) - 2
+    same = 0
+    for case in cases:
+        e = engine.get(case["case"])
+        if e is None or case["case"] in PROPERTY_SET_TWICE:
+            continue
+        scene = text.read((CORPUS / case["case"] / case["file"]).read_bytes()).scene
+        scene.version = 2  # a format=2 scene's _bundled version (Godot 3's PackedScene)
+        b = write_bundled(scene)
+        assert list(b["names"]) == e["names"], case["case"]
+        assert b["nodes"].tolist() == e["nodes"], case["case"]
+        assert b["conns"].tolist() == e["conns"], case["case"]
+        assert [str(p) for p in b["node_paths"]] == e["node_paths"], case["case"]
+        assert [str(p) for p in b["editable_instances"]] == e["editable"], case["case"]
+        assert b.get("base_scene", -1) == e["base_scene"]
+        assert b["version"] == e["version"]
+        # A missing external resource loads as a null Object (type 17 or 0).
+        objects = [i for i, v in enumerate(b["variants"])
+                   if v is None or isinstance(v, ExtRef | SubRef)]
+        assert objects == [i for i, t in enumerate(e["types"]) if t in (0, 17)], case["case"]
+        assert len(b["variants"]) == len(e["types"])
+        same += 1
+    assert same >= 40
