@@ -76,6 +76,8 @@ NO_UID = (1 << 64) - 1
 _UID_DIGITS = "abcdefghijklmnopqrstuvwxyz0123456789"
 _UID_VALUES = {c: i for i, c in enumerate(_UID_DIGITS)}
 _LE = struct.Struct("<II")
+_LEAVES = frozenset({bool, int, float, str, type(None), bytes, *gt.MATH_TYPES})
+"""Values holding neither references nor NodePaths, skipped fast by the string-table walk."""
 
 
 def id_to_text(uid: int) -> str:
@@ -274,6 +276,8 @@ def _engine_strings(file: ResourceFile) -> list[str]:
                 v = next(stack[-1])
             except StopIteration:
                 stack.pop()
+                continue
+            if type(v) in _LEAVES:
                 continue
             if isinstance(v, SubRef):
                 sub = by_id.get(v.id)

@@ -152,6 +152,7 @@ _PACKED: dict[int, tuple[type[gt.PackedArray], str | int]] = {
 }
 _PACKED_IDS = {cls: vid for vid, (cls, _) in _PACKED.items()}
 _SWAP_CODES = {2: "H", 4: "I", 8: "Q"}
+_COUNT_MASK = 0x7FFFFFFF  # an Array's or Dictionary's count; bit 31 once meant "shared"
 
 
 def _swapped(data: bytes | memoryview, size: int) -> bytes:
@@ -247,10 +248,10 @@ class VariantReader:
         value: int = self._u64(self.buf, pos)[0]
         return value
 
-    def count(self, pos: int, what: str, item_size: int) -> int:
-        """A u32 count at ``pos`` of items taking at least ``item_size`` bytes each, checked
-        against the bytes left after it."""
-        n = self.u32(pos, f"the count of {what}") & 0x7FFFFFFF
+    def count(self, pos: int, what: str, item_size: int, mask: int = 0xFFFFFFFF) -> int:
+        """A u32 count at ``pos`` (its bits in ``mask``) of items taking at least
+        ``item_size`` bytes each, checked against the bytes left after it."""
+        n = self.u32(pos, f"the count of {what}") & mask
         left = self.end - pos - 4
         if n * item_size > left:
             raise self.fail(f"{n} {what} cannot fit in the {left} bytes left", pos)
@@ -299,19 +300,30 @@ class VariantReader:
 
     def value(self, pos: int, depth: int = 0) -> tuple[Any, int]:
         """The Variant at ``pos`` and the position after it."""
-        tid = self.u32(pos, "a Variant type")
-        pos += 4
+        tid = 0
+        try:
+            return self._value(pos, depth)
+        except struct.error:
+            if self.end - pos >= 4:
+                tid = self._u32(self.buf, pos)[0]
+            what = TYPE_NAMES.get(tid, "Variant type")
+            raise self.fail(f"the data ends inside a {what} (at byte {self.end})",
+                            pos) from None
+
+    def _value(self, pos: int, depth: int) -> tuple[Any, int]:
+        """:meth:`value`, where the fixed-size reads raise ``struct.error`` when the data ends
+        too soon."""
         buf = self.buf
+        tid = self._u32(buf, pos)[0]
+        pos += 4
         if tid == INT:
             self.choice += 1
-            self.need(pos, 4, "an int")
             if self.ctx.always_int64:
                 self.note(INT32)
             return self._i32(buf, pos)[0], pos + 4
         if tid == FLOAT_ID:
             self.choice += 1
             size = self.ctx.real_size
-            self.need(pos, size, "a float")
             v = (self._f64 if size == 8 else self._f32)(buf, pos)[0]
             if v != v:
                 self.note(FLOAT)
@@ -320,21 +332,16 @@ class VariantReader:
             return self.string(pos)
         if tid in _MATH:
             n, make, _ = _MATH[tid]
-            size = n * self.ctx.real_size
-            self.need(pos, size, f"a {TYPE_NAMES[tid]}")
-            return make(self._real[n](buf, pos)), pos + size
+            return make(self._real[n](buf, pos)), pos + n * self.ctx.real_size
         if tid == NIL:
             self.choice += 1
             return None, pos
         if tid == BOOL:
-            self.need(pos, 4, "a bool")
             return self._u32(buf, pos)[0] != 0, pos + 4
         if tid == COLOR:
-            self.need(pos, 16, "a Color")
             return gt.Color._make(self._float4(buf, pos)), pos + 16
         if tid in _INT_MATH:
             n, make, _ = _INT_MATH[tid]
-            self.need(pos, 4 * n, f"a {TYPE_NAMES[tid]}")
             return make(self._ints[n](buf, pos)), pos + 4 * n
         if tid == OBJECT_ID:
             return self.object(pos)
@@ -361,14 +368,12 @@ class VariantReader:
             return self.node_path(pos)
         if tid == INT64_ID:
             self.choice += 1
-            self.need(pos, 8, "a 64-bit int")
             v = self._i64(buf, pos)[0]
             if _INT32_MIN <= v <= _INT32_MAX and not self.ctx.always_int64:
                 self.note(INT64)
             return v, pos + 8
         if tid == DOUBLE_ID:
             self.choice += 1
-            self.need(pos, 8, "a 64-bit float")
             v = self._f64(buf, pos)[0]
             if _fits_float32(v):
                 self.note(DOUBLE)
@@ -377,7 +382,7 @@ class VariantReader:
             s, pos = self.string(pos)
             return gt.StringName(s), pos
         if tid == RID:
-            return gt.RID(self.u32(pos, "a RID")), pos + 4
+            return gt.RID(self._u32(buf, pos)[0]), pos + 4
         if tid == CALLABLE:
             return gt.Callable(), pos
         if tid == SIGNAL:
@@ -416,7 +421,7 @@ class VariantReader:
         raise self.fail(f"unknown Object reference kind {kind}", pos - 4)
 
     def array(self, pos: int, depth: int) -> tuple[Any, int]:
-        n = self.count(pos, "elements of an Array", 4)
+        n = self.count(pos, "elements of an Array", 4, _COUNT_MASK)
         pos += 4
         items: list[Any] = []
         append = items.append
@@ -431,7 +436,7 @@ class VariantReader:
         return items, pos
 
     def dictionary(self, pos: int, depth: int) -> tuple[Any, int]:
-        n = self.count(pos, "entries of a Dictionary", 8)
+        n = self.count(pos, "entries of a Dictionary", 8, _COUNT_MASK)
         pos += 4
         pairs: list[tuple[Any, Any]] = []
         read = self.value
