@@ -435,8 +435,9 @@ def corpus_scenes() -> list[dict[str, Any]]:
 @pytest.mark.parametrize("case", corpus_scenes(), ids=lambda c: c["case"])
 def test_corpus_scene_round_trip(case: dict[str, Any]) -> None:
     binary = pytest.importorskip("gameserde.godot.resource.binary")
+    data = (CORPUS / case["case"] / case["file"]).read_bytes()
     try:
-        res = binary.read((CORPUS / case["case"] / case["file"]).read_bytes())
+        res = binary.read(data)
     except DecodeError as error:
         if "FastLZ" in str(error):
             pytest.skip("the binary reader cannot inflate FastLZ (Godot 2)")
@@ -462,6 +463,30 @@ def test_corpus_scene_round_trip(case: dict[str, Any]) -> None:
     assert again.connections == scene.connections
     if case["engine"].startswith("Godot 4.7"):
         assert "unique_id" in scene.nodes[0].extra
+
+
+@pytest.mark.parametrize("case", corpus_scenes(), ids=lambda c: c["case"])
+def test_corpus_scene_rewritten_from_scene_alone(case: dict[str, Any]) -> None:
+    """.scn read -> Scene -> a _bundled packed afresh -> .scn written: the same stream."""
+    binary = pytest.importorskip("gameserde.godot.resource.binary")
+    compressed = pytest.importorskip("gameserde.godot.resource.compressed")
+    data = (CORPUS / case["case"] / case["file"]).read_bytes()
+    try:
+        res = binary.read(data)
+    except DecodeError as error:
+        if "FastLZ" in str(error):
+            pytest.skip("the binary reader cannot inflate FastLZ (Godot 2)")
+        raise
+    bundled = res.main.properties["_bundled"]
+    scene, _ = read_bundled(bundled)
+    fresh = write_bundled(scene, order="pack")
+    assert fresh is not bundled
+    res.main.properties["_bundled"] = {key: fresh[key] for key in bundled}  # Godot 2's order
+    out = binary.write(res)
+    if compressed.is_compressed(data):
+        assert compressed.decompress(out)[0] == compressed.decompress(data)[0]
+    else:
+        assert out == data
 
 
 # ---------------------------------------------------------------------------------------------

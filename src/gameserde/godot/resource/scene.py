@@ -339,7 +339,9 @@ def _read_node(tables: _Tables, paths: _Paths, ints: _Ints, i: int) -> SceneNode
             deferred.append(prop)
         else:
             prop = tables.name(name_ref, pwhere, "the property's name")
-        node.properties[prop] = tables.variant(value_ref, pwhere, "the property's value")
+        value = tables.variant(value_ref, pwhere, "the property's value")
+        node.properties.pop(prop, None)  # set twice: the engine ends with the last
+        node.properties[prop] = value
     if deferred:
         node.extra["node_paths"] = PackedStringArray(deferred)
     for _ in range(ints.count("the node's group count", 1)):
