@@ -473,3 +473,25 @@ def test_mutations_raise_only_decode_error(data: st.DataObject) -> None:
         original[i] = data.draw(st.integers(0, 255))
     with contextlib.suppress(DecodeError):
         binary.read(bytes(original))
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data(), st.sampled_from([compressed.MODE_ZSTD, compressed.MODE_DEFLATE,
+                                   compressed.MODE_FASTLZ]))
+def test_compressed_mutations_raise_only_decode_error(data: st.DataObject, mode: int) -> None:
+    original = bytearray(binary.write(godot4_file(kept={"rscc": {"mode": mode,
+                                                                  "block_size": 256}})))
+    for _ in range(data.draw(st.integers(1, 3))):
+        i = data.draw(st.integers(0, len(original) - 1))
+        original[i] = data.draw(st.integers(0, 255))
+    with contextlib.suppress(DecodeError):
+        binary.read(bytes(original))
+
+
+def test_reference_cycles_are_plain_data() -> None:
+    a = Resource("Res", "A", {"next": SubRef("B"), "np": gt.NodePath(("x",))})
+    b = Resource("Res", "B", {"next": SubRef("A")})
+    f = make({"first": SubRef("A")}, subs=[a, b])
+    _, back = roundtrip(f)
+    assert back.resources == f.resources
+    assert back.kept["strings"][0] == "x"
