@@ -377,6 +377,17 @@ def test_deep_chain_is_refused_not_quadratic() -> None:
         read_bundled(bundled)
 
 
+def test_long_path_shared_by_many_connections() -> None:
+    long_path = NodePath(tuple(f"n{i}" for i in range(100_000)))
+    n = 20_000
+    bundled = {"names": PackedStringArray(["R", "Node", "s", "m"]), "variants": [],
+               "node_count": 1, "nodes": PackedInt32Array([-1, -1, 1, 0, -1, 0, 0]),
+               "conn_count": n, "conns": PackedInt32Array([P, 0, 2, 3, 2, 0] * n),
+               "node_paths": [long_path], "version": 2}
+    scene, _ = read_bundled(bundled)
+    assert len({id(c.source) for c in scene.connections}) == 1
+
+
 def test_moderate_chain_reads() -> None:
     n = 200
     nodes = [-1, -1, 0, 0, -1, 0, 0]

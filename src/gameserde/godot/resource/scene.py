@@ -221,6 +221,7 @@ class _Tables:
             self.id_paths = [_int_list(p, f".id_paths[{i}]", "an id path")
                              for i, p in enumerate(value)]
         self.budget = _PATH_BUDGET_BASE + 64 * (len(self.nodes) + len(self.conns))
+        self.path_texts: dict[int, str] = {}
 
     def name(self, index: int, where: str, what: str) -> str:
         if not 0 <= index < len(self.names):
@@ -240,6 +241,15 @@ class _Tables:
             raise _fail(f"{what} names node path {index}, but there are "
                         f"{len(self.node_paths)}", where)
         return self.node_paths[index]
+
+    def node_path_text(self, ref: int, where: str, what: str) -> str:
+        """The text of a ``node_paths`` entry, made once: many references to one long path
+        then share one string."""
+        index = ref & ~FLAG_ID_IS_PATH
+        text = self.path_texts.get(index)
+        if text is None:
+            text = self.path_texts[index] = _path_text(self.node_path(ref, where, what))
+        return text
 
     def id_path(self, ref: int) -> list[int]:
         index = ref & ~FLAG_ID_IS_PATH
@@ -273,7 +283,7 @@ class _Paths:
     def ref_text(self, ref: int, upto: int, where: str, what: str) -> str:
         """The path of a node reference: a node before ``upto`` or a ``node_paths`` entry."""
         if ref >= 0 and ref & FLAG_ID_IS_PATH and ref & ~(FLAG_ID_IS_PATH | FLAG_MASK) == 0:
-            return _path_text(self.tables.node_path(ref, where, what))
+            return self.tables.node_path_text(ref, where, what)
         if not 0 <= ref < upto:
             raise _fail(f"{what} {ref} is neither an earlier node nor a node path", where)
         return self.own[ref]
