@@ -495,3 +495,22 @@ def test_reference_cycles_are_plain_data() -> None:
     _, back = roundtrip(f)
     assert back.resources == f.resources
     assert back.kept["strings"][0] == "x"
+
+
+def test_godot2_images_in_place() -> None:
+    raw = gt.Object("Image", {"encoding": "raw", "width": 2, "height": 1, "mipmaps": 0,
+                              "format": 4, "data": b"\x01\x02\x03\x04\x05\x06"})
+    png = gt.Object("Image", {"encoding": "lossless", "data": b"PNG"})
+    empty = gt.Object("Image", {"encoding": "empty"})
+    f = make({"a": raw, "b": png, "c": empty}, engine=(2, 1), fmt=1)
+    data, back = roundtrip(f)
+    assert back.main.properties == {"a": raw, "b": png, "c": empty}
+    assert u32(21, 1, 2, 1, 0, 4, 6) + b"\x01\x02\x03\x04\x05\x06\0\0" in data
+    assert u32(21, 2, 3) + b"PNG\0" in data
+    with pytest.raises(EncodeError, match="inline Object"):
+        binary.write(make({"a": raw}, engine=(3, 5), fmt=3))
+    with pytest.raises(EncodeError, match="an Image needs"):
+        binary.write(make({"a": gt.Object("Image", {"encoding": "raw"})}, engine=(2, 1),
+                          fmt=1))
+    with pytest.raises(DecodeError, match="unknown Image encoding 7"):
+        binary.read(data.replace(u32(21, 1), u32(21, 7)))

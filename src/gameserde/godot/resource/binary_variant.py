@@ -25,6 +25,12 @@ How it differs from ``marshalls.cpp``:
 * Arrays and Dictionaries carry no element types, even in Godot 4 (the engine takes them
   from the property on load); a count's bit 31 ("shared") is ignored. Callable and Signal
   are their ids alone.
+* Godot 2 (format 1) stored Images in place (IMAGE, 21): u32 encoding, then for a raw image
+  u32 width, height, mipmaps, format and data length, for a lossless or lossy one u32 data
+  length, and the data padded to 4 bytes. It becomes an inline
+  :class:`~gameserde.godot.types.Object` of class ``Image`` with the properties
+  ``encoding`` (``"empty"``, ``"raw"``, ``"lossless"``, ``"lossy"``), ``data`` and, when
+  raw, ``width``, ``height``, ``mipmaps`` and ``format`` (Godot 2's format number).
 
 Where the engine chooses, the writer chooses as the saver does: INT unless the value needs
 64 bits (Godot 3.0 and 3.1 wrote every int as INT64: ``Context.always_int64``), FLOAT unless
@@ -67,6 +73,8 @@ MAX_DEPTH = 1024
  PACKED_FLOAT64, VECTOR4, VECTOR4I, PROJECTION, PACKED_VECTOR4) = range(40, 54)
 
 OBJECT_EMPTY, OBJECT_EXTERNAL, OBJECT_INTERNAL, OBJECT_EXTERNAL_INDEX = 0, 1, 2, 3
+IMAGE_ENCODINGS = ("empty", "raw", "lossless", "lossy")
+"""Godot 2's in-place Image encodings, by number."""
 
 TYPE_NAMES = {
     NIL: "Nil", BOOL: "bool", INT: "int", FLOAT_ID: "float", STRING: "String",
@@ -387,6 +395,8 @@ class VariantReader:
             return gt.Callable(), pos
         if tid == SIGNAL:
             return gt.Signal(), pos
+        if tid == IMAGE and self.ctx.format < 2:
+            return self.image(pos)
         if tid in TYPE_NAMES:
             raise self.fail(f"{TYPE_NAMES[tid]} values are not supported", pos - 4)
         raise self.fail(f"unknown Variant type {tid} in a resource file", pos - 4)
@@ -465,6 +475,26 @@ class VariantReader:
             data: Any = _swapped(self.buf[pos:pos + nbytes], size)
             return cls.from_buffer(data, 0, n, size), pos + nbytes
         return cls.from_buffer(bytes(self.buf[pos:pos + nbytes]), 0, n, size), pos + nbytes
+
+    def image(self, pos: int) -> tuple[Any, int]:
+        """Godot 2's Image stored in place."""
+        encoding = self.u32(pos, "an Image encoding")
+        if encoding >= len(IMAGE_ENCODINGS):
+            raise self.fail(f"unknown Image encoding {encoding}", pos)
+        pos += 4
+        props: dict[str, Any] = {"encoding": IMAGE_ENCODINGS[encoding]}
+        if encoding == 0:
+            return gt.Object("Image", props), pos
+        if encoding == 1:
+            self.need(pos, 16, "a raw Image header")
+            names = ("width", "height", "mipmaps", "format")
+            props.update(zip(names, self.ctx.struct("4I").unpack_from(self.buf, pos),
+                             strict=True))
+            pos += 16
+        n = self.count(pos, "bytes of Image data", 1)
+        pos += 4
+        props["data"] = bytes(self.buf[pos:pos + n])
+        return gt.Object("Image", props), min(pos + ((n + 3) & ~3), self.end)
 
     def node_path(self, pos: int) -> tuple[Any, int]:
         self.need(pos, 4, "a NodePath header")
@@ -675,12 +705,32 @@ class VariantWriter:
         elif t is gt.Signal:
             self.check(SIGNAL)
             out += self._u32(SIGNAL)
+        elif t is gt.Object and v.class_name == "Image" and self.ctx.format < 2:
+            self.image(v)
         elif t is gt.Object:
             raise self.fail(f"an inline Object ({v.class_name}) has no encoding in a binary "
                             "resource: make it a resource of the file and refer to it with "
                             "a SubRef")
         else:
             raise self.fail(f"a {t.__name__} has no encoding in a binary resource")
+
+    def image(self, v: gt.Object) -> None:
+        props = v.properties
+        try:
+            encoding = IMAGE_ENCODINGS.index(props.get("encoding", "empty"))
+            self.out += self._ii(IMAGE, encoding)
+            if encoding == 0:
+                return
+            if encoding == 1:
+                self.out += self.ctx.struct("4I").pack(
+                    props["width"], props["height"], props["mipmaps"], props["format"])
+            data = bytes(props["data"])
+        except (ValueError, KeyError, TypeError, struct.error) as e:
+            raise self.fail(f"an Image needs encoding, data and (raw) width, height, mipmaps "
+                            f"and format as Godot 2 stores them ({e})") from None
+        self.out += self._u32(len(data))
+        self.out += data
+        self.out += b"\0" * (-len(data) & 3)
 
     def packed(self, tid: int, v: gt.PackedArray) -> None:
         self.check(tid)
