@@ -514,3 +514,9 @@ def test_godot2_images_in_place() -> None:
                           fmt=1))
     with pytest.raises(DecodeError, match="unknown Image encoding 7"):
         binary.read(data.replace(u32(21, 1), u32(21, 7)))
+
+
+def test_another_forms_kept_is_not_read() -> None:
+    f = make({"a": 1}, kept={"strings": ["zzz"], "tail": b"text's own"})
+    f.form = "text"
+    assert binary.read(binary.write(f)).kept["strings"] == ["a"]

@@ -297,9 +297,10 @@ def _engine_strings(file: ResourceFile) -> list[str]:
 
 def write(file: ResourceFile) -> bytes:
     """``file`` as the bytes of a binary resource (an ``RSCC`` file when ``kept`` has
-    ``"rscc"``). Raises :class:`~gameserde.errors.EncodeError` for what the format cannot
-    hold."""
-    kept = file.kept
+    ``"rscc"``). ``kept`` is used only for a file of form ``"binary"``: another form's is its
+    own business, and the defaults are what the engine writes. Raises
+    :class:`~gameserde.errors.EncodeError` for what the format cannot hold."""
+    kept = file.kept if file.form == "binary" else {}
     fmt = file.format
     if not 1 <= fmt <= MAX_FORMAT:
         raise EncodeError(f"binary format {fmt} is not one gameserde writes (1 to "
