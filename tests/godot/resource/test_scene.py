@@ -240,6 +240,7 @@ def test_unique_ids_and_id_paths() -> None:
                          "conns", "node_paths", "id_paths", "editable_instances", "version"]
     assert out["node_ids"] == PackedInt32Array([11, 12])
     assert out["id_paths"] == [PackedInt32Array([5, 6]), PackedInt32Array([5])]
+    assert out["node_paths"] == [np("Inst/In"), np("Inst")]  # 4.6's loader: no "./" added
     assert read_bundled(out)[0] == scene
 
 
