@@ -17,6 +17,8 @@ Without the corpus these tests are skipped, or fail when ``CI=true``.
 from __future__ import annotations
 
 import json
+import posixpath
+import re
 from typing import Any
 
 import pytest
@@ -97,3 +99,30 @@ def test_binary_case(case: dict[str, Any]) -> None:
         rscc["compression_mode"], rscc["block_size"], rscc["uncompressed_size"],
         rscc["blocks"])
     assert binary.read(out).resources == f.resources
+
+
+def test_uids_are_the_ones_text_files_give() -> None:
+    """A binary file's UID, as text, is the ``uid="uid://..."`` that text files of the same
+    project (and corpus source) give it in their ``[ext_resource]`` lines."""
+    require(CORPUS, "godot-real")
+    cases = json.loads((CORPUS / "manifest.json").read_text(encoding="utf-8"))["cases"]
+
+    def res_path(case: dict[str, Any]) -> tuple[str, str, str]:
+        project = posixpath.dirname(case["project_godot"]["path"])
+        return (case["case"].split("__")[0], project,
+                "res://" + posixpath.relpath(case["source_path"], project or "."))
+
+    by_path = {res_path(c): binary.read(_data(c)).uid for c in CASES
+               if c.get("project_godot") and c["binary"].get("ver_format", 0) >= 4}
+    checked = 0
+    for case in cases:
+        if case["kind"] not in ("tscn", "tres") or not case.get("project_godot"):
+            continue
+        source, project, _ = res_path(case)
+        text = (CORPUS / case["case"] / case["file"]).read_text(encoding="utf-8")
+        for uid, path in re.findall(r'\[ext_resource[^\]]* uid="(uid://\w+)" path="([^"]+)"',
+                                    text):
+            if (source, project, path) in by_path:
+                assert by_path[(source, project, path)] == uid, (case["case"], path)
+                checked += 1
+    assert checked >= 4

@@ -240,7 +240,9 @@ def test_godot2_import_metadata_sits_where_the_header_points() -> None:
 
 def test_uid_text() -> None:
     assert binary.id_to_text(0) == "uid://a"
-    assert binary.id_to_text(36) == "uid://ba"
+    assert binary.id_to_text(34) == "uid://ba"
+    assert binary.id_to_text(33) == "uid://8"
+    assert binary.id_to_text((1 << 63) - 1) == "uid://d4n4ub6itg400"  # the engine's comment
     assert binary.text_to_id(binary.id_to_text(1088630445248144043)) == 1088630445248144043
     for bad in ("uid://", "res://x", "uid://A", "uid://<invalid>"):
         with pytest.raises(ValueError):

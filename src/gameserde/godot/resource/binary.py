@@ -73,19 +73,22 @@ MAX_FORMAT = 6
 """The newest ``ver_format`` known (Godot 4.3+)."""
 NO_UID = (1 << 64) - 1
 """``ResourceUID::INVALID_ID`` (-1) as the u64 the file holds."""
-_UID_DIGITS = "abcdefghijklmnopqrstuvwxyz0123456789"
-_UID_VALUES = {c: i for i, c in enumerate(_UID_DIGITS)}
+_UID_DIGITS = "abcdefghijklmnopqrstuvwxy012345678"
+"""The digits of a UID's text, base 34 (``z`` and ``9`` are not digits: the engine's base
+is ``('z' - 'a') + ('9' - '0')``)."""
+_UID_VALUES = {**{chr(97 + i): i for i in range(26)}, **{chr(48 + i): 25 + i for i in range(10)}}
+"""What ``ResourceUID::text_to_id`` reads each character as (``z`` and ``9`` included)."""
 _LE = struct.Struct("<II")
 _LEAVES = frozenset({bool, int, float, str, type(None), bytes, *gt.MATH_TYPES})
 """Values holding neither references nor NodePaths, skipped fast by the string-table walk."""
 
 
 def id_to_text(uid: int) -> str:
-    """A UID as ``uid://...`` text (base 36, ``a``-``z`` then ``0``-``9``), as
+    """A UID as ``uid://...`` text (base 34: ``a``-``y`` then ``0``-``8``), as
     ``ResourceUID::id_to_text`` writes it."""
     digits = []
     while True:
-        uid, c = divmod(uid, 36)
+        uid, c = divmod(uid, 34)
         digits.append(_UID_DIGITS[c])
         if not uid:
             break
@@ -99,7 +102,7 @@ def text_to_id(text: str) -> int:
         raise ValueError(f"{text!r} is not a uid://... text")
     uid = 0
     for c in body:
-        uid = uid * 36 + _UID_VALUES[c]
+        uid = uid * 34 + _UID_VALUES[c]
     if uid >= 1 << 63:
         raise ValueError(f"{text!r} is larger than a UID can be")
     return uid
