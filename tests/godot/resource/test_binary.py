@@ -187,6 +187,8 @@ def test_overrides_keep_what_the_saver_would_not_choose() -> None:
     assert props.main.properties["b"] == 0.5
     assert props.main.properties["d"] is None and props.main.properties["e"] is None
     assert binary.write(props) == data
+    props.kept["overrides"] = {str(k): v for k, v in props.kept["overrides"].items()}
+    assert binary.write(props) == data  # as a JSON view gives the numbers back
     # an edited value never loses precision to a stale tag
     props.main.properties["a"] = 1 << 40
     props.main.properties["c"] = 0.1

@@ -38,7 +38,8 @@ A PackedScene's ``_bundled`` stays a plain Dictionary property here.
 * ``"strings"``: the string table in file order (default: built in the saver's order, NodePath
   parts found walking the resources from the main one, then property names).
 * ``"overrides"``: ``{choice number: tag}`` for values stored otherwise than the saver would
-  choose (see :mod:`~gameserde.godot.resource.binary_variant`).
+  choose (see :mod:`~gameserde.godot.resource.binary_variant`); numbers given as text (as
+  JSON has them) are accepted.
 * ``"gaps"``: ``{internal resource index (str): bytes}`` found between the end of one
   resource and the offset of the next (none in files the engine writes).
 * ``"tail"``: what follows the last resource (and the import metadata) when it is not just
@@ -336,7 +337,8 @@ def write(file: ResourceFile) -> bytes:
                 strings.append(name)
     rscc = kept.get("rscc")
     out = bytearray() if rscc else bytearray(MAGIC)
-    wr = VariantWriter(out, ctx, index, internal, dict(kept.get("overrides", {})))
+    overrides = {int(k): str(v) for k, v in kept.get("overrides", {}).items()}
+    wr = VariantWriter(out, ctx, index, internal, overrides)
     s = ctx.struct
     u32, u64 = s("I").pack, s("Q").pack
     out += _LE.pack(big_word, int(kept.get("use_real64", 0)))
