@@ -70,6 +70,16 @@ def test_read_and_write_back_identical(name: str) -> None:
     assert text.write(file).encode("utf-8") == data
 
 
+def _holders(file: ResourceFile) -> list[tuple[str, dict[str, Any]]]:
+    """Every property dictionary of the file with its section's key in ``kept``."""
+    out = [(json.dumps(["sub", r.id]), r.properties) for r in file.resources[:-1]]
+    if file.scene is None:
+        out.append((json.dumps(["resource"]), file.main.properties))
+    else:
+        out += [(json.dumps(["node", n.parent, n.name]), n.properties) for n in file.scene.nodes]
+    return out
+
+
 def _spelled_by_the_converter(raw: str) -> bool:
     """Godot 4.0's converter of Godot 3 projects wrote references as ``ExtResource( "3" )``;
     the editor writes ``ExtResource("3")`` when it saves the value again."""
@@ -79,13 +89,16 @@ def _spelled_by_the_converter(raw: str) -> bool:
 @pytest.mark.parametrize("name", [n for n in CASES if BY_NAME[n]["engine_major"] >= 3])
 def test_every_value_prints_as_the_engine_wrote_it(name: str) -> None:
     file = text.read(_data(BY_NAME[name]))
-    for section in file.kept["text_sections"].values():
+    sections = file.kept["text_sections"]
+    for section in sections.values():
         if not _spelled_by_the_converter(section["raw"]):
             assert section["canon"] == section["raw"]
-        for prop, (_lead, raw, canon) in section["props"].items():
-            written = raw.split(" = ", 1)[1] if raw.startswith(prop) else raw.split("= ", 1)[1]
-            if not _spelled_by_the_converter(written):
-                assert canon == written, prop
+    printer = text._printer(file)
+    for key, props in _holders(file):
+        for prop, value in props.items():
+            _lead, raw, start = sections[key]["props"][prop]
+            if not _spelled_by_the_converter(raw[start:]):
+                assert printer.format(value) == raw[start:], prop
 
 
 def _changed(value: Any) -> Any | None:
@@ -103,16 +116,6 @@ def _changed(value: Any) -> Any | None:
     if isinstance(value, gt.Color):
         return gt.Color(0.25, value.g, value.b, value.a)
     return None
-
-
-def _holders(file: ResourceFile) -> list[tuple[str, dict[str, Any]]]:
-    """Every property dictionary of the file with its section's key in ``kept``."""
-    out = [(json.dumps(["sub", r.id]), r.properties) for r in file.resources[:-1]]
-    if file.scene is None:
-        out.append((json.dumps(["resource"]), file.main.properties))
-    else:
-        out += [(json.dumps(["node", n.parent, n.name]), n.properties) for n in file.scene.nodes]
-    return out
 
 
 @pytest.mark.parametrize("name", CASES)

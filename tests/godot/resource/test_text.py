@@ -253,6 +253,30 @@ def test_godot3_resource_keeps_comments_and_spacing() -> None:
     assert text.write(file) == RESOURCE3.replace("items = [ 1, 2 ]", "items = [ 1, 2, 3 ]")
 
 
+def test_hand_written_values_are_kept_until_changed() -> None:
+    source = ('[gd_resource type="R" format=3]\n\n[resource]\n'
+              'a = [1,2]\nb = {"y": 1, "x": Vector2( 1,2 )}\nc = 1.50\n')
+    file = text.read(source)
+    assert text.write(file) == source
+    file.main.properties["a"] = [1, 2, 3]
+    file.main.properties["c"] = 1.25
+    assert text.write(file) == source.replace("[1,2]", "[1, 2, 3]").replace("1.50", "1.25")
+
+
+def test_odd_but_valid_files_round_trip() -> None:
+    long_index = "1" * 5000
+    for source in [
+        f'[gd_scene format=3]\n\n[node name="a" index="{long_index}"]\n',
+        '[gd_resource type="R" format=3]\n[resource]\nx = 1\nx = 2\ny = 3\n',
+        '\ufeff[gd_resource type="R" format=3]\n\n[resource]\n',
+        '[gd_resource type="R" format=3]\n\n[resource]\n; trailing comment\n\n',
+    ]:
+        file = text.read(source.encode())
+        assert text.write(file) == source
+    assert text.read('[gd_resource type="R" format=3]\n[resource]\nx = 1\nx = 2\n'
+                     ).main.properties == {"x": 2}
+
+
 def test_edits_follow_the_engine() -> None:
     file = text.read(SCENE4)
     scene = file.scene
@@ -310,7 +334,8 @@ def test_write_refuses_values_it_cannot_hold() -> None:
     'PackedByteArray("!!")', "PackedByteArray(256)", "PackedInt32Array(4294967296)",
     "[1 2]", '{"a" 1}', '{"a": 1 "b": 2}', "Object(Node, 1)", "Array[int](1)",
     "Dictionary[int]({})", "#12345", "", "1 2", '"\\U110000"', "ExtResource(x)",
-    "Resource()", "RID(1.5)", "&x",
+    "Resource()", "RID(1.5)", "&x", "PackedInt32Array(inf)", "PackedInt64Array(1e400)",
+    "1" * 5000,
 ])
 def test_hostile_values(source: str) -> None:
     with pytest.raises(DecodeError) as info:
@@ -345,6 +370,8 @@ def test_hostile_files_point_at_the_byte(source: bytes, offset: int, path: str) 
     "[gd_scene format=3]\n[node name=\"a\" groups=[1]]\n",
     "[gd_scene format=3]\n[node name=\"a\" instance=1]\n",
     "[gd_scene format=3]\n[connection signal=\"s\"]\n",
+    '[gd_scene format=3]\n[connection signal="s" from="a" to="b" method="m" flags="x"]\n',
+    '[gd_scene format=3]\n[connection signal="s" from="a" to="b" method="m" binds=1]\n',
     "[gd_scene format=3]\n[gd_scene format=3]\n",
     "[gd_scene format=3]\n[ext_resource type=\"S\" id=\"1\"]\n",
     "",

@@ -31,9 +31,10 @@ lines and spacing a user added stay where they were.
   set, they are written in this order.
 * ``"text_sections"``: per section key, ``lead`` (the text before it: blank lines,
   comments), ``raw`` (the header as written), ``canon`` (the header as it would be printed
-  when read) and ``props``: per property name ``[lead, raw "name = value" text, canon
-  value text]``. A header or property whose fresh text equals its ``canon`` is written
-  as ``raw``.
+  when read) and ``props``: per property name ``[lead, raw "name = value" text, where
+  the value's text starts in it]``. A header whose fresh text equals its ``canon`` is
+  written as ``raw``; so is a property whose fresh text equals the text of its value as
+  written, or as that text reads and prints again (the value is unchanged).
 * ``"text_tail"``: the text after the last value (normally one ``"\\n"``).
 """
 
@@ -270,13 +271,13 @@ def read(data: bytes | str) -> ResourceFile:
         "text_tail": tail,
     })
     printer = _printer(file)
-    planned = {k: (hdr, props) for k, _, hdr, props in _plan(file, printer)}
+    planned = {k: hdr for k, _, hdr, _props in _plan(file, printer)}
     kept_sections: dict[str, Any] = {}
     for key, section in zip(["header", *keys], sections, strict=True):
-        hdr_text, _props = planned.get(key, ("", {}))
+        hdr_text = planned.get(key, "")
         kept_sections[key] = {
             "lead": section.lead, "raw": section.raw, "canon": hdr_text,
-            "props": {p.name: [p.lead, p.raw, _canon(printer, p.value)] for p in section.props},
+            "props": {p.name: [p.lead, p.raw, p.raw.index("=") + 2] for p in section.props},
         }
     file.kept["text_sections"] = kept_sections
     return file
@@ -300,10 +301,14 @@ def _fold_duplicates(section: _Section) -> None:
     section.props = kept
 
 
-def _canon(printer: tv.Printer, value: Any) -> str | None:
+def _written_as(printer: tv.Printer, written: str, ext_paths: dict[str, str]) -> str | None:
+    """How ``written`` (a value's text in the file) would be printed now, or None when it
+    no longer reads or prints."""
+    reader = tv.Reader(written, ext_paths)
     try:
+        value = reader.value()
         return printer.format(value)
-    except EncodeError:
+    except (DecodeError, EncodeError):
         return None
 
 
@@ -347,11 +352,15 @@ def _build(section: _Section, file: ResourceFile, scene: Scene | None, is_scene:
         return json.dumps(["node", node.parent, node.name])
     if tag == "connection":
         binds = f.get("binds", [])
+        flags = f.get("flags", CONNECT_PERSIST)
+        unbinds = f.get("unbinds", 0)
+        if type(flags) is not int or type(unbinds) is not int or not isinstance(binds, list):
+            raise DecodeError("a [connection]'s flags and unbinds must be integers and its "
+                              "binds an array", offset=None, path="$.connection",
+                              format="godot")
         conn = Connection(str(_need(section, "from", str)), str(_need(section, "signal", str)),
                           str(_need(section, "to", str)), str(_need(section, "method", str)),
-                          int(f.get("flags", CONNECT_PERSIST)),
-                          list(binds) if isinstance(binds, list) else [binds],
-                          int(f.get("unbinds", 0)))
+                          flags, list(binds), unbinds)
         scene.connections.append(conn)
         return json.dumps(["connection", conn.source, conn.signal, conn.target, conn.method])
     path = str(_need(section, "path", str))
@@ -377,7 +386,7 @@ def _node(section: _Section) -> SceneNode:
         raise DecodeError("a [node]'s groups must be a list of strings", offset=None,
                           path=f"$.node[{name!r}]", format="godot")
     index = f.get("index")
-    if isinstance(index, str) and index.lstrip("-").isdigit():
+    if isinstance(index, str) and re.fullmatch(r"-?[0-9]{1,9}", index):
         f["index"] = int(index)
     return SceneNode(name, node_type, parent, instance, [str(g) for g in groups],
                      {p.name: p.value for p in section.props}, f)
@@ -528,7 +537,8 @@ def write(file: ResourceFile) -> str:
     """The text of ``file`` (a ``str``: encode it as UTF-8)."""
     file_kept: dict[str, Any] = file.kept if file.form == "text" else {}
     printer = _printer(file)
-    with recursion_room(tv.MAX_DEPTH * 4 + 50):
+    ext_paths = {e.id: e.path for e in file.external}
+    with recursion_room(tv.MAX_DEPTH * 6 + 50):
         plan = _plan(file, printer)
         kept: dict[str, Any] = file_kept.get("text_sections", {})
         order: list[str] = file_kept.get("text_order", [])
@@ -551,7 +561,8 @@ def write(file: ResourceFile) -> str:
                     e.add_parent(f".{key}")
                     raise
                 kp = kprops.get(name)
-                if kp is not None and kp[2] == text:
+                if kp is not None and (kp[1][kp[2]:] == text or text == _written_as(
+                        printer, kp[1][kp[2]:], ext_paths)):
                     out.append(kp[0] + kp[1])
                 else:
                     out.append((kp[0] if kp is not None else "\n")

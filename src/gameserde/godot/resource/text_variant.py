@@ -26,14 +26,13 @@ Hostile text: nesting deeper than :data:`MAX_DEPTH` and every malformed construc
 
 from __future__ import annotations
 
+import array as _array
 import base64
 import binascii
 import math
 import re
-import struct
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from decimal import Decimal
 from typing import Any
 
 from gameserde._recursion import recursion_room
@@ -61,15 +60,14 @@ class ResourcePath:
     uid: str | None = None
 
 
-_F32 = struct.Struct("<f")
-
-
 def f32(x: float) -> float:
     """``x`` rounded to the nearest float32, as a C cast does (too large: infinity)."""
-    try:
-        return float(_F32.unpack(_F32.pack(x))[0])
-    except OverflowError:
-        return math.copysign(math.inf, x)
+    return float(_array.array("f", (x,))[0])
+
+
+def f32s(values: list[int | float]) -> list[float]:
+    """Each of ``values`` rounded to float32 (see :func:`f32`), in one pass."""
+    return _array.array("f", values).tolist()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -169,6 +167,9 @@ class Reader:
 
     def peek(self) -> str:
         """The next character after whitespace, or ``""`` at the end."""
+        c = self.text[self.pos:self.pos + 1]
+        if c > " " and c != ";":
+            return c
         self.skip()
         return self.text[self.pos:self.pos + 1]
 
@@ -264,6 +265,8 @@ class Reader:
         self.pos = m.end()
         token = m.group()
         if m.group(1) is None and m.group(2) is None:
+            if len(token) > 21:
+                raise self.error("the integer does not fit in 64 bits", m.start())
             value = int(token)
             if not -_INT64 <= value < _INT64:
                 raise self.error("the integer does not fit in 64 bits", m.start())
@@ -363,6 +366,10 @@ class Reader:
         cursor is already past the ``(``)."""
         if not opened:
             self.expect("(", "'(' after a constructor name")
+        fast = _plain_numbers(self.text, self.pos)
+        if fast is not None:
+            self.pos, values = fast
+            return values
         args: list[int | float] = []
         if self.peek() == ")":
             self.pos += 1
@@ -431,7 +438,7 @@ class Reader:
             args = self._numbers()
             if len(args) != count:
                 raise self.error(f"{name} takes {count} numbers, not {len(args)}")
-            return make([f32(float(a)) for a in args])
+            return make(f32s(args))
         if name in _INT_MATH:
             icount, imake = _INT_MATH[name]
             args = self._numbers()
@@ -482,9 +489,11 @@ class Reader:
         if cls.width > 1:
             del args[len(args) - len(args) % cls.width:]  # the engine drops a partial element
         if real:
-            return cls([f32(float(a)) for a in args])
+            return cls(f32s(args))
         limit = _INT_RANGES.get(cls)
         if limit is not None:
+            if any(isinstance(a, float) and not math.isfinite(a) for a in args):
+                raise self.error(f"a {name} element is not a finite number")
             ints = [int(a) for a in args]
             if any(not -limit <= a < limit for a in ints):
                 raise self.error(f"a {name} element is out of range")
@@ -590,6 +599,31 @@ class Reader:
         return gt.TypedDictionary(ktype, vtype, pairs)
 
 
+_PLAIN_ARGS = re.compile(r"[-+.0-9eE, \t\n]*\)")
+_PLAIN_INT = re.compile(r"-?[0-9]{1,18}")
+
+
+def _plain_numbers(text: str, pos: int) -> tuple[int, list[int | float]] | None:
+    """The fast way through ``n, n, ... )`` when it holds only plain numbers: the position
+    after the ``)`` and the numbers, or None to take the careful way."""
+    m = _PLAIN_ARGS.match(text, pos)
+    if m is None:
+        return None
+    inner = text[pos:m.end() - 1]
+    if not inner.strip():
+        return m.end(), []
+    values: list[int | float] = []
+    for token in inner.split(","):
+        token = token.strip()
+        if _PLAIN_INT.fullmatch(token):
+            values.append(int(token))
+        elif _NUMBER.fullmatch(token) and token[-1].isdigit():
+            values.append(float(token))
+        else:
+            return None
+    return m.end(), values
+
+
 def _int32(a: int | float) -> int:
     """An integer constructor argument as the engine's ``int32_t`` conversion keeps it."""
     if isinstance(a, float):
@@ -642,19 +676,24 @@ def _format_digits(digits: str, exponent: int) -> str:
 
 
 def _shortest(x: float, single: bool) -> str:
-    """The shortest decimal text that reads back as ``x`` (as a float32 when ``single``)."""
+    """The shortest decimal text that reads back as ``x`` (as a float32 when ``single``),
+    laid out by :func:`_format_digits`."""
+    text = repr(x)
     if single:
-        for precision in range(1, 10):
-            text = f"{x:.{precision - 1}e}"
-            if f32(float(text)) == x:
+        mantissa = text.partition("e")[0].replace(".", "").replace("-", "").strip("0")
+        for precision in range(1, min(len(mantissa), 9) + 1):
+            candidate = f"{x:.{precision - 1}e}"
+            if f32(float(candidate)) == x:
+                text = candidate
                 break
-    else:
-        text = repr(x)
-    sign, digit_tuple, exp = Decimal(text).as_tuple()
-    digits = "".join(map(str, digit_tuple)).rstrip("0")
-    assert isinstance(exp, int)
-    exp += len(digit_tuple) - len(digits)
-    return ("-" if sign else "") + _format_digits(digits or "0", exp)
+    sign = "-" if text.startswith("-") else ""
+    mantissa, _, exp_text = text.lstrip("-").partition("e")
+    whole, _, fraction = mantissa.partition(".")
+    digits = (whole + fraction).lstrip("0")
+    exponent = (int(exp_text) if exp_text else 0) - len(fraction)
+    stripped = digits.rstrip("0")
+    exponent += len(digits) - len(stripped)
+    return sign + _format_digits(stripped or "0", exponent)
 
 
 def format_float(x: float, major: int, style: FloatStyle = "shortest",
@@ -670,6 +709,8 @@ def format_float(x: float, major: int, style: FloatStyle = "shortest",
         if x > 0:
             return "inf"
         return "inf_neg" if major >= 4 and compat else "-inf"
+    if x.is_integer() and abs(x) < (1e6 if major < 4 or style == "g6" else 1e15):
+        return str(int(x))
     if major < 4 or style == "g6":
         return f"{x:g}"
     single = f32(x) == x
@@ -821,7 +862,7 @@ def _key_order(pair: tuple[Any, Any]) -> tuple[int, Any]:
 def _reals(p: Printer, values: Any, single: bool = True) -> list[str]:
     """Components printed; ``single``: stored as float32 (``real_t``), as the engine does."""
     if single:
-        return [p.real(f32(float(x))) for x in values]
+        return [p.real(x) for x in f32s(list(values))]
     return [p.real(float(x)) for x in values]
 
 
