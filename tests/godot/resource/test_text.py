@@ -314,6 +314,23 @@ def test_fresh_file_is_written_as_the_engine_does() -> None:
         "[resource]\nPanel/styles/panel = SubResource( 1 )\n")
 
 
+def test_format_follows_the_values() -> None:
+    file = text.read('[gd_resource type="R" format=4]\n\n[resource]\na = PackedByteArray(1)\n')
+    file.main.properties["a"] = bytes(65)
+    out = text.write(file)
+    assert f'a = PackedByteArray("{"A" * 87}=")' in out
+    assert text.read(out).main.properties["a"] == bytes(65)
+    file.format = 3  # as Godot 4.0 to 4.2 wrote it
+    assert "a = PackedByteArray(0, 0, 0, " in text.write(file)
+    binary = ResourceFile("binary", "Resource", (3, 5), 3, resources=[Resource("Resource", "1", {
+        "v": V2(1, 2)})])
+    assert text.write(binary) == ('[gd_resource type="Resource" format=2]\n\n[resource]\n'
+                                  "v = Vector2( 1, 2 )\n")
+    binary.engine = (4, 3)
+    binary.main.properties["w"] = gt.PackedVector4Array([gt.Vector4(1, 2, 3, 4)])
+    assert text.write(binary).startswith('[gd_resource type="Resource" format=4]\n')
+
+
 def test_write_refuses_values_it_cannot_hold() -> None:
     file = text.read(RESOURCE3)
     file.main.properties["bad"] = object()

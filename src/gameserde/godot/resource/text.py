@@ -47,6 +47,7 @@ from typing import Any
 
 from gameserde._recursion import recursion_room
 from gameserde.errors import DecodeError, EncodeError
+from gameserde.godot import types as gt
 from gameserde.godot.resource import text_variant as tv
 from gameserde.godot.resource.model import (
     Connection,
@@ -59,7 +60,7 @@ from gameserde.godot.resource.model import (
     SubRef,
 )
 
-__all__ = ["read", "write"]
+__all__ = ["read", "text_format", "write"]
 
 CONNECT_PERSIST = 2
 """The flags a ``[connection]`` without ``flags=`` has."""
@@ -270,8 +271,8 @@ def read(data: bytes | str) -> ResourceFile:
         "text_order": keys,
         "text_tail": tail,
     })
-    printer = _printer(file)
-    planned = {k: hdr for k, _, hdr, _props in _plan(file, printer)}
+    fmt = text_format(file)
+    planned = {k: hdr for k, _, hdr, _props in _plan(file, _printer(file, fmt), fmt)}
     kept_sections: dict[str, Any] = {}
     for key, section in zip(["header", *keys], sections, strict=True):
         hdr_text = planned.get(key, "")
@@ -401,11 +402,50 @@ def _count(file: ResourceFile) -> int:
 # Writing
 
 
-def _printer(file: ResourceFile) -> tv.Printer:
-    major = 4 if file.format >= 3 else 3
-    style = str(file.kept.get("text_float_style", "shortest" if major >= 4 else "g6"))
+def text_format(file: ResourceFile) -> int:
+    """The ``format=`` to write: a text file's own (Godot 4.0 to 4.2 wrote ``format=3``
+    whatever the values); for a file read from another form, the text format of its
+    engine: 1 for Godot 2, 2 for Godot 3, and for Godot 4 what Godot 4.3 and later choose,
+    4 when a value needs it (a PackedByteArray over 64 bytes, stored as base64, or a
+    PackedVector4Array), else 3."""
+    if file.form == "text":
+        return file.format
+    fmt = {2: 1, 3: 2}.get(file.engine[0], 3)
+    return 4 if fmt == 3 and _needs_base64(file) else fmt
+
+
+def _needs_base64(file: ResourceFile) -> bool:
+    """Whether a value of ``file`` makes the engine leave ``format=3`` (walked with a stack
+    of its own, each container once)."""
+    todo: list[Any] = [r.properties for r in file.resources]
+    if file.scene is not None:
+        todo += [n.properties for n in file.scene.nodes]
+    seen: set[int] = set()
+    while todo:
+        value = todo.pop()
+        if isinstance(value, bytes) and len(value) > 64:
+            return True
+        if isinstance(value, gt.PackedVector4Array):
+            return True
+        if isinstance(value, list | dict | gt.Dictionary | gt.Object) and id(value) not in seen:
+            seen.add(id(value))
+            if isinstance(value, gt.Object):
+                todo.extend(value.properties.values())
+            elif isinstance(value, list):
+                todo.extend(value)
+            else:
+                todo.extend(value.keys())
+                todo.extend(value.values())
+    return False
+
+
+def _printer(file: ResourceFile, fmt: int | None = None) -> tv.Printer:
+    fmt = file.format if fmt is None else fmt
+    major = 4 if fmt >= 3 else 3
+    style = str(file.kept.get("text_float_style", "shortest")) if file.form == "text" else (
+        "shortest")
     scripts = {e.path: e.id for e in file.external}
-    return tv.Printer(major, style, file.format != 4, scripts)
+    return tv.Printer(major, style, fmt != 4, scripts)
 
 
 def _q(text: str) -> str:
@@ -416,11 +456,12 @@ def _tag(name: str, fields: list[tuple[str, str]]) -> str:
     return "[" + " ".join([name, *(f"{k}={v}" for k, v in fields)]) + "]"
 
 
-def _plan(file: ResourceFile, p: tv.Printer) -> list[tuple[str, str, str, dict[str, Any]]]:
+def _plan(file: ResourceFile, p: tv.Printer,
+          fmt: int) -> list[tuple[str, str, str, dict[str, Any]]]:
     """The sections to write in the engine's order: (key, kind, header text, properties)."""
     g4 = p.major >= 4
     out: list[tuple[str, str, str, dict[str, Any]]] = [
-        ("header", "header", _header(file, p), {})]
+        ("header", "header", _header(file, p, fmt), {})]
     seen: dict[str, int] = {}
 
     def add(key: list[Any], kind: str, header: str, props: dict[str, Any]) -> None:
@@ -446,7 +487,7 @@ def _plan(file: ResourceFile, p: tv.Printer) -> list[tuple[str, str, str, dict[s
         add(["resource"], "resource", "[resource]", file.main.properties)
         return out
     for node in file.scene.nodes:
-        add(["node", node.parent, node.name], "node", _node_header(node, p, file.format == 1),
+        add(["node", node.parent, node.name], "node", _node_header(node, p, fmt == 1),
             node.properties)
     for c in file.scene.connections:
         fields = [("signal", _q(c.signal)), ("from", _q(c.source)), ("to", _q(c.target)),
@@ -464,7 +505,7 @@ def _plan(file: ResourceFile, p: tv.Printer) -> list[tuple[str, str, str, dict[s
     return out
 
 
-def _header(file: ResourceFile, p: tv.Printer) -> str:
+def _header(file: ResourceFile, p: tv.Printer, fmt: int) -> str:
     fields: list[tuple[str, str]] = []
     if file.scene is None:
         fields.append(("type", f'"{file.type}"'))
@@ -478,7 +519,7 @@ def _header(file: ResourceFile, p: tv.Printer) -> str:
         steps = count if p.major < 4 else None
     if steps is not None and steps > 1:
         fields.append(("load_steps", str(steps)))
-    fields.append(("format", str(file.format)))
+    fields.append(("format", str(fmt)))
     if file.uid is not None:
         fields.append(("uid", f'"{file.uid}"'))
     return _tag("gd_scene" if file.scene is not None else "gd_resource", fields)
@@ -536,10 +577,11 @@ def _engine_lead(prev: str | None, kind: str) -> str:
 def write(file: ResourceFile) -> str:
     """The text of ``file`` (a ``str``: encode it as UTF-8)."""
     file_kept: dict[str, Any] = file.kept if file.form == "text" else {}
-    printer = _printer(file)
+    fmt = text_format(file)
+    printer = _printer(file, fmt)
     ext_paths = {e.id: e.path for e in file.external}
     with recursion_room(tv.MAX_DEPTH * 6 + 50):
-        plan = _plan(file, printer)
+        plan = _plan(file, printer, fmt)
         kept: dict[str, Any] = file_kept.get("text_sections", {})
         order: list[str] = file_kept.get("text_order", [])
         body = [s for s in plan if s[0] != "header"]
