@@ -62,11 +62,11 @@ SYNTAX = [
     (gt.RID(), "RID()", "RID()"),
     (ExtRef("1"), 'ExtResource("1")', "ExtResource( 1 )"),
     (SubRef("2"), 'SubResource("2")', "SubResource( 2 )"),
-    (ResourcePath("res://a.gd"), 'Resource("res://a.gd")', 'Resource("res://a.gd")'),
+    (ResourcePath("res://a.gd"), 'Resource("res://a.gd")', 'Resource( "res://a.gd")'),
     ([1, "x"], '[1, "x"]', '[ 1, "x" ]'),
     ([], "[]", "[  ]"),
     ({"b": 1, "a": 2}, '{\n"a": 2,\n"b": 1\n}', '{\n"a": 2,\n"b": 1\n}'),
-    ({}, "{}", "{\n\n}"),
+    ({}, "{}", "{\n}"),
     (b"\x00\xff", "PackedByteArray(0, 255)", "PoolByteArray( 0, 255 )"),
     (gt.PackedInt32Array([1, 2]), "PackedInt32Array(1, 2)", "PoolIntArray( 1, 2 )"),
     (gt.PackedFloat32Array([0.5]), "PackedFloat32Array(0.5)", "PoolRealArray( 0.5 )"),
@@ -150,7 +150,12 @@ def test_special_floats() -> None:
     assert format_value(math.inf) == "inf"
     assert format_value(-math.inf) == "inf_neg"  # format=3 keeps the old spelling
     assert format_value(-math.inf, 4, compat=False) == "-inf"
-    assert format_value(-math.inf, 3) == "-inf"
+    assert format_value(-math.inf, 3) == "inf_neg"
+    # Godot 3.0 to 3.2 printed these unreadable texts, and an empty dictionary on 3 lines
+    assert format_value([math.inf, -math.inf, math.nan], 3, legacy=True) == (
+        "[ inf.0, -inf.0, nan.0 ]")
+    assert format_value(gt.Vector2(-math.inf, 0), 3, legacy=True) == "Vector2( -inf, 0 )"
+    assert format_value({}, 3, legacy=True) == "{\n\n}"
     assert format_value(math.nan) == "nan"
     assert math.isnan(parse_value("nan"))
     assert format_value(b"\x01\x02", 4, compat=False) == 'PackedByteArray("AQI=")'

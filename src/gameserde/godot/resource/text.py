@@ -23,6 +23,9 @@ lines and spacing a user added stay where they were.
 * ``"text_bom"``: whether the file started with a UTF-8 byte-order mark.
 * ``"text_float_style"``: ``"shortest"`` or ``"g6"``, how fresh floats are printed
   (found from the file's own float literals; see :mod:`.text_variant`).
+* ``"text_godot3_dialect"``: ``"3.2"`` (Godot 3.0 to 3.2) or ``"3.5"`` (Godot 3.3 and
+  later, found from an empty dictionary or ``inf_neg`` in the file): how Godot 3 files
+  print empty dictionaries and infinities.
 * ``"text_load_steps"``: ``[load_steps as written or None, the resource count then]``, so
   that ``load_steps`` follows additions and removals the way the engine counts them, and
   is left out when the file had none (Godot 4.6 and later).
@@ -267,6 +270,7 @@ def read(data: bytes | str) -> ResourceFile:
     file.kept.update({
         "text_bom": bom,
         "text_float_style": style,
+        "text_godot3_dialect": "3.5" if "{\n}" in text or "inf_neg" in text else "3.2",
         "text_load_steps": [steps if isinstance(steps, int) else None, _count(file)],
         "text_order": keys,
         "text_tail": tail,
@@ -445,7 +449,8 @@ def _printer(file: ResourceFile, fmt: int | None = None) -> tv.Printer:
     style = str(file.kept.get("text_float_style", "shortest")) if file.form == "text" else (
         "shortest")
     scripts = {e.path: e.id for e in file.external}
-    return tv.Printer(major, style, fmt != 4, scripts)
+    legacy = file.form != "text" or file.kept.get("text_godot3_dialect", "3.2") == "3.2"
+    return tv.Printer(major, style, fmt != 4, scripts, legacy)
 
 
 def _q(text: str) -> str:

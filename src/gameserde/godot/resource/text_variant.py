@@ -749,17 +749,25 @@ _G3_NAMES = {
 class Printer:
     """Formats values for one engine version: ``major`` (3 or 4; Godot 2 files are written
     with Godot 3's spelling), float ``style``, ``compat`` (Godot 4's ``format=3``: byte
-    arrays as numbers, ``inf_neg``) and ``script_ids`` (script path -> external id, for
-    typed containers)."""
+    arrays as numbers, ``inf_neg``), ``legacy`` (Godot 3.0 to 3.2: an empty dictionary as
+    ``{`` and ``}`` with a blank line between, ``-inf``, and ``.0`` after every float
+    property's text without a point, ``inf.0`` too) and ``script_ids`` (script path ->
+    external id, for typed containers)."""
 
     def __init__(self, major: int = 4, style: FloatStyle = "shortest", compat: bool = True,
-                 script_ids: Mapping[str, str] | None = None) -> None:
+                 script_ids: Mapping[str, str] | None = None, legacy: bool = False) -> None:
         self.major = major
         self.style = style
         self.compat = compat
+        self.legacy = legacy and major < 4
         self.script_ids: Mapping[str, str] = script_ids if script_ids is not None else {}
+        minus_inf = (major >= 4 and not compat) or self.legacy
+        self.neg_inf = "-inf" if minus_inf else "inf_neg"
 
     def real(self, x: float) -> str:
+        """A real number as ``rtos_fix`` prints it."""
+        if x == -math.inf:
+            return self.neg_inf
         return format_float(x, self.major, self.style, self.compat)
 
     def call(self, name: str, parts: list[str]) -> str:
@@ -783,8 +791,9 @@ class Printer:
                 raise EncodeError("an integer does not fit in 64 bits", format="godot")
             return str(value)
         if t is float:
-            s = self.real(value)
-            if s not in ("inf", "-inf", "nan") and not any(ch in s for ch in ".eE"):
+            s = self.real(value if self.major >= 4 else f32(value))  # Godot 3: a real_t
+            if (self.legacy or s not in ("inf", "-inf", "nan")) and not any(
+                    ch in s for ch in ".eE"):
                 s += ".0"
             return s
         if t is str:
@@ -798,6 +807,8 @@ class Printer:
         if isinstance(value, ExtRef | SubRef):
             return _ref_text(value, self.major)
         if isinstance(value, ResourcePath):
+            if self.major < 4:
+                return f'Resource( "{value.path}")'
             if value.uid is not None:
                 return f'Resource("{value.uid}", "{_c_escape_multiline(value.path)}")'
             return f'Resource("{_c_escape_multiline(value.path)}")'
@@ -840,7 +851,7 @@ class Printer:
     def _dict(self, items: Any, depth: int) -> str:
         pairs = sorted(items, key=_key_order)
         if not pairs:
-            return "{\n\n}" if self.major < 4 else "{}"
+            return "{}" if self.major >= 4 else "{\n\n}" if self.legacy else "{\n}"
         body = ",\n".join(f"{self.format(k, depth + 1)}: {self.format(v, depth + 1)}"
                           for k, v in pairs)
         return "{\n" + body + "\n}"
@@ -925,8 +936,8 @@ _FORMATTERS: dict[type, Callable[[Printer, Any], str]] = {
 
 
 def format_value(value: Any, major: int = 4, style: FloatStyle = "shortest",
-                 compat: bool = True) -> str:
+                 compat: bool = True, legacy: bool = False) -> str:
     """The text of ``value`` as the engine of ``major`` version writes it (see
     :class:`Printer` for the options)."""
     with recursion_room(MAX_DEPTH * 4 + 50):
-        return Printer(major, style, compat).format(value)
+        return Printer(major, style, compat, legacy=legacy).format(value)
