@@ -10,7 +10,9 @@ running is :func:`tests.conformance.godot3_oracle.run_godot3`):
   GDScripts of ours (:data:`DATA_SCRIPT`, :data:`ITEM_SCRIPT`, external resources of every
   file, as in a game's save) that export a property of every type a Godot 3 resource
   holds; sub-resources nested and shared, an external ``.tres``, and built-in classes
-  (``Gradient``, ``Curve``, ``GradientTexture``, materials). The scenes have a node tree of
+  (``Gradient``, ``Curve``, ``GradientTexture``, materials), metadata, an RID (binary
+  only: 3.2.3's text saver writes an RID as nothing, which its loader refuses) and a
+  compressed file of several blocks. The scenes have a node tree of
   several levels, an instanced sub-scene made editable with an overridden child, persistent
   groups, and signal connections with binds and flags. Everything lands in ``engine/``.
 * **report** (:data:`REPORT_SCRIPT`): loads every file of a list file (``files.txt``, one
@@ -228,6 +230,22 @@ func _builtin():
 \tt.width = 64
 \tt.gradient = _gradient()
 \tResourceSaver.save("res://engine/tex.tres", t)
+\tvar m = Resource.new()
+\tm.resource_name = "with meta"
+\tm.set_meta("note", _s("%s"))
+\tm.set_meta("nums", PoolIntArray([1, -2, 3]))
+\tm.set_meta("nested", {"a": [Vector2(1, 2), {}], "b": NodePath("..")})
+\t_save(m, "meta", ["tres", "res"])
+\tvar r = Resource.new()
+\tr.set_meta("rids", [RID(), 5])
+\t_save(r, "rid", ["res"])
+\tvar blob = PoolByteArray()
+\tfor i in range(20000):
+\t\tblob.append((i * i + i / 7) %% 256)
+\tvar big = Resource.new()
+\tbig.set_meta("blob", blob)
+\tbig.set_meta("reals", PoolRealArray(range(1000)))
+\t_save(big, "big", ["zres"])
 
 
 func _own(node, owner):
@@ -327,7 +345,7 @@ func _edit_instance():
 
 
 func _conversions():
-\tfor name in ["values", "curve"]:
+\tfor name in ["values", "curve", "meta"]:
 \t\t_convert(name, "res", "tres")
 \t\t_convert(name, "tres", "res")
 \tfor name in ["sub", "main"]:
@@ -361,12 +379,13 @@ its bytes)."""
 
 BUILD_SCRIPT = _BUILD_FUNCS % (base64.b64encode(struct.pack("<d", F_TINY)).decode("ascii"),
                                _b64_utf8(S_TEXT), _b64_utf8(S_ESCAPES), _b64_utf8(STRING_ITEM),
-                               _b64_utf8(LABEL_TEXT))
+                               _b64_utf8(S_TEXT), _b64_utf8(LABEL_TEXT))
 """The build run's GDScript."""
 
 ENGINE_FILES = [
     "ext.tres", "tex.tres",
     "values.tres", "values.res", "values_z.res", "curve.tres", "curve.res",
+    "meta.tres", "meta.res", "rid.res", "big_z.res",
     "sub.tscn", "sub.scn", "main.tscn", "main.scn", "main_z.scn",
 ]
 """What the build run saves into ``engine/``, besides the conversions."""
@@ -377,6 +396,8 @@ CONVERSIONS = {
     "values.tres2res.res": ("values.tres", "binary"),
     "curve.res2tres.tres": ("curve.res", "text"),
     "curve.tres2res.res": ("curve.tres", "binary"),
+    "meta.res2tres.tres": ("meta.res", "text"),
+    "meta.tres2res.res": ("meta.tres", "binary"),
     "sub.scn2tscn.tscn": ("sub.scn", "text"),
     "sub.tscn2scn.scn": ("sub.tscn", "binary"),
     "main.scn2tscn.tscn": ("main.scn", "text"),
@@ -654,9 +675,12 @@ def engine_scene(rep: FileReport) -> tuple[list[Any], list[Any], list[str]]:
 
 def ours_normal(value: Any, external: dict[str, str]) -> Any:
     """A value of our model as the engine would see it: ``SubRef``/``ExtRef`` as
-    :class:`Ref` (``external``: our file's external ids to paths) and math types rounded
-    to float32 (Godot 3's ``real_t``)."""
+    :class:`Ref` (``external``: our file's external ids to paths), math types rounded
+    to float32 (Godot 3's ``real_t``), and an RID as its id (3.2.3's binary loader reads
+    a stored RID as an int)."""
     def leaf(v: Any) -> Any:
+        if isinstance(v, gt.RID):
+            return v.id
         if isinstance(v, gt.SubRef):
             return Ref("sub", v.id)
         if isinstance(v, gt.ExtRef):

@@ -30,7 +30,7 @@ import pytest
 from gameserde.godot.resource import binary, text
 from gameserde.godot.resource.model import ResourceFile, Scene
 from gameserde.godot.resource.scene import read_bundled, write_bundled
-from gameserde.godot.types import Vector2
+from gameserde.godot.types import RID, Vector2
 from tests.conformance import godot3_resources as g3
 from tests.conformance.godot3_oracle import first_difference
 
@@ -187,6 +187,7 @@ def test_engine_built_and_loads_every_file(oracle: Oracle) -> None:
         _report(oracle, f"e/{name}")
     assert oracle.engine_bytes("values_z.res")[:4] == b"RSCC"
     assert oracle.engine_bytes("main_z.scn")[:4] == b"RSCC"
+    assert len(g3.rscc_stream(oracle.engine_bytes("big_z.res"))) > 2 * 4096  # 3+ blocks
 
 
 def test_engine_text_loses_what_binary_keeps(oracle: Oracle) -> None:
@@ -198,6 +199,14 @@ def test_engine_text_loses_what_binary_keeps(oracle: Oracle) -> None:
     assert res["f_third"] == 1.0 / 3.0 and res["f_big"] == 1e300 and res["f_tiny"] == g3.F_TINY
     assert tres["f_third"] == 0.333333 and tres["f_big"] == float("inf")
     assert tres["f_tiny"] == 0.0
+
+
+def test_engine_loads_a_stored_rid_as_an_int(oracle: Oracle) -> None:
+    """3.2.3's binary saver stores an RID (with a warning) and its loader reads it back as
+    an int; the file holds an RID, and so does our model (so it is written back as one)."""
+    engine = _report(oracle, "e/rid.res").by_ref()[g3.Ref("main", "")].properties
+    assert engine["__meta__"] == {"rids": [0, 5]}
+    assert _ours(oracle, "rid.res").main.properties["__meta__"] == {"rids": [RID(), 5]}
 
 
 # ---------------------------------------------------------------------------------------------
