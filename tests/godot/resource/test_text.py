@@ -120,6 +120,7 @@ def test_godot4_syntax(value: object, godot4: str) -> None:
     ("[ 1 ; a comment\n, 2 ]", [1, 2]),
     ('"\\u00e9\\U01F600\\ud83d\\ude00\\q"', "\u00e9\U0001f600\U0001f600q"),
     ("Vector2(inf, inf_neg)", V2(math.inf, -math.inf)),
+    ("[ inf, -inf.0 ]", [math.inf, -math.inf]),
     ("1e-05", 1e-05),
     ("-3", -3),
     ("Array[ExtResource(\"1_a\")]([])", gt.TypedArray(gt.ContainerType(
@@ -153,7 +154,7 @@ def test_special_floats() -> None:
     assert format_value(-math.inf, 3) == "inf_neg"
     # Godot 3.0 to 3.2 printed these unreadable texts, and an empty dictionary on 3 lines
     assert format_value([math.inf, -math.inf, math.nan], 3, legacy=True) == (
-        "[ inf.0, -inf.0, nan.0 ]")
+        "[ inf, -inf.0, nan ]")
     assert format_value(gt.Vector2(-math.inf, 0), 3, legacy=True) == "Vector2( -inf, 0 )"
     assert format_value({}, 3, legacy=True) == "{\n\n}"
     assert format_value(math.nan) == "nan"

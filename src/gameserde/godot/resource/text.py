@@ -270,7 +270,7 @@ def read(data: bytes | str) -> ResourceFile:
     file.kept.update({
         "text_bom": bom,
         "text_float_style": style,
-        "text_godot3_dialect": "3.5" if "{\n}" in text or "inf_neg" in text else "3.2",
+        "text_godot3_dialect": _godot3_dialect(text),
         "text_load_steps": [steps if isinstance(steps, int) else None, _count(file)],
         "text_order": keys,
         "text_tail": tail,
@@ -286,6 +286,19 @@ def read(data: bytes | str) -> ResourceFile:
         }
     file.kept["text_sections"] = kept_sections
     return file
+
+
+def _godot3_dialect(text: str) -> str:
+    """``"3.5"`` when the text shows Godot 3.3 or later wrote it (an empty dictionary as
+    ``{`` and ``}`` on two lines, ``inf_neg``, groups on the node's line, a blank line
+    before the first connection), else ``"3.2"`` (groups one a line are Godot 3.2's)."""
+    if "groups=[\n" in text:
+        return "3.2"
+    first = text.find("\n[connection")
+    if ("{\n}" in text or "inf_neg" in text or 'groups=["' in text
+            or (first > 0 and text[first - 1] == "\n")):
+        return "3.5"
+    return "3.2"
 
 
 def _fold_duplicates(section: _Section) -> None:
@@ -492,7 +505,7 @@ def _plan(file: ResourceFile, p: tv.Printer,
         add(["resource"], "resource", "[resource]", file.main.properties)
         return out
     for node in file.scene.nodes:
-        add(["node", node.parent, node.name], "node", _node_header(node, p, fmt == 1),
+        add(["node", node.parent, node.name], "node", _node_header(node, p, fmt == 1 or p.legacy),
             node.properties)
     for c in file.scene.connections:
         fields = [("signal", _q(c.signal)), ("from", _q(c.source)), ("to", _q(c.target)),
@@ -531,7 +544,8 @@ def _header(file: ResourceFile, p: tv.Printer, fmt: int) -> str:
 
 
 def _node_header(node: SceneNode, p: tv.Printer, multiline_groups: bool) -> str:
-    """A ``[node]`` header; Godot 2 (``multiline_groups``) lists groups one a line."""
+    """A ``[node]`` header; Godot 2 to 3.2 (``multiline_groups``) list groups one a
+    line."""
     fields = [("name", _q(node.name))]
     if node.type is not None:
         fields.append(("type", f'"{node.type}"'))
@@ -570,11 +584,14 @@ def _encode_name(name: str) -> str:
     return name
 
 
-def _engine_lead(prev: str | None, kind: str) -> str:
-    """The text the engine writes before a section of ``kind`` after one of ``prev``."""
+def _engine_lead(prev: str | None, kind: str, legacy: bool) -> str:
+    """The text the engine writes before a section of ``kind`` after one of ``prev``
+    (Godot 3.0 to 3.2, ``legacy``, wrote the first connection right after the last node)."""
     if prev is None:
         return ""
     if prev == kind and kind in ("ext", "connection", "editable"):
+        return "\n"
+    if legacy and kind == "connection":
         return "\n"
     return "\n\n"
 
@@ -597,7 +614,7 @@ def write(file: ResourceFile) -> str:
         prev: str | None = None
         for key, kind, header, props in [plan[0], *body]:
             ks = kept.get(key)
-            out.append(ks["lead"] if ks is not None else _engine_lead(prev, kind))
+            out.append(ks["lead"] if ks is not None else _engine_lead(prev, kind, printer.legacy))
             out.append(ks["raw"] if ks is not None and ks["canon"] == header else header)
             kprops: dict[str, Any] = ks["props"] if ks is not None else {}
             for name, value in props.items():

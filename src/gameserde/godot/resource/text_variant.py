@@ -431,6 +431,8 @@ class Reader:
         if name in ("null", "nil"):
             return None
         if name in _SPECIAL_FLOATS:
+            if self.text.startswith(".0", self.pos):
+                self.pos += 2  # Godot 3.0 to 3.2 wrote a float property of -inf as -inf.0
             return _SPECIAL_FLOATS[name]
         name = _ALIASES.get(name, name)
         if name in _REAL_MATH:
@@ -750,9 +752,9 @@ class Printer:
     """Formats values for one engine version: ``major`` (3 or 4; Godot 2 files are written
     with Godot 3's spelling), float ``style``, ``compat`` (Godot 4's ``format=3``: byte
     arrays as numbers, ``inf_neg``), ``legacy`` (Godot 3.0 to 3.2: an empty dictionary as
-    ``{`` and ``}`` with a blank line between, ``-inf``, and ``.0`` after every float
-    property's text without a point, ``inf.0`` too) and ``script_ids`` (script path ->
-    external id, for typed containers)."""
+    ``{`` and ``}`` with a blank line between, ``-inf``, and a float property of minus
+    infinity as ``-inf.0``) and ``script_ids`` (script path -> external id, for typed
+    containers)."""
 
     def __init__(self, major: int = 4, style: FloatStyle = "shortest", compat: bool = True,
                  script_ids: Mapping[str, str] | None = None, legacy: bool = False) -> None:
@@ -792,7 +794,7 @@ class Printer:
             return str(value)
         if t is float:
             s = self.real(value if self.major >= 4 else f32(value))  # Godot 3: a real_t
-            if (self.legacy or s not in ("inf", "-inf", "nan")) and not any(
+            if s not in ("inf", "nan", "-inf" if not self.legacy else "inf") and not any(
                     ch in s for ch in ".eE"):
                 s += ".0"
             return s
@@ -857,17 +859,35 @@ class Printer:
         return "{\n" + body + "\n}"
 
 
+_KEY_RANKS = {bool: gt.VariantType.BOOL, int: gt.VariantType.INT,
+              float: gt.VariantType.FLOAT}
+
+
 def _key_order(pair: tuple[Any, Any]) -> tuple[int, Any]:
-    """The engine's order of dictionary keys on saving: strings by text, numbers by value;
-    other keys keep their order after those."""
+    """The engine's order of dictionary keys on saving: by Variant type first (strings and
+    StringNames together), then numbers by value and strings by text; keys of other types
+    keep their order within their type."""
     key = pair[0]
     if isinstance(key, str):
-        return (1, str(key))
-    if isinstance(key, bool):
-        return (0, (0, int(key)))
-    if isinstance(key, int | float) and not (isinstance(key, float) and math.isnan(key)):
-        return (0, (1, key))
-    return (2, 0)
+        return (gt.VariantType.STRING, str(key))
+    rank = _KEY_RANKS.get(type(key))
+    if rank is not None and not (isinstance(key, float) and math.isnan(key)):
+        return (rank, key)
+    return (_type_rank(key), 0)
+
+
+def _type_rank(value: Any) -> int:
+    """The Variant type number of a key that is not a string or a number."""
+    if value is None:
+        return gt.VariantType.NIL
+    for vt, name in gt.TYPE_NAMES.items():
+        if type(value).__name__ == name:
+            return vt
+    if isinstance(value, dict | gt.Dictionary):
+        return gt.VariantType.DICTIONARY
+    if isinstance(value, list):
+        return gt.VariantType.ARRAY
+    return gt.VariantType.OBJECT
 
 
 def _reals(p: Printer, values: Any, single: bool = True) -> list[str]:
