@@ -20,7 +20,7 @@ import pytest
 
 from gameserde.godot import types as gt
 from gameserde.godot.resource import text
-from gameserde.godot.resource.model import ResourceFile
+from gameserde.godot.resource.model import ExtRef, ResourceFile
 from gameserde.godot.resource.text_variant import format_value
 from tests.conformance.corpus import corpus_dir, require
 
@@ -181,6 +181,36 @@ func _init():
 	var ps = PackedScene.new()
 	ps.pack(root)
 	ResourceSaver.save("res://engine.tscn", ps)
+	var inner = Node2D.new()
+	inner.name = "Inner"
+	var inner_scene = PackedScene.new()
+	inner_scene.pack(inner)
+	ResourceSaver.save("res://inner.tscn", inner_scene)
+	root = Node2D.new()
+	root.name = "Root"
+	var body = StaticBody2D.new()
+	body.name = "Body"
+	root.add_child(body)
+	body.owner = root
+	var shape = CollisionShape2D.new()
+	shape.name = "Shape"
+	shape.shape = RectangleShape2D.new()
+	shape.shape.extents = Vector2(3, 4)
+	body.add_child(shape)
+	shape.owner = root
+	var instance = load("res://inner.tscn").instance()
+	instance.name = "Instance"
+	root.add_child(instance)
+	instance.owner = root
+	instance.position = Vector2(7, 8)
+	ps = PackedScene.new()
+	ps.pack(root)
+	ResourceSaver.save("res://instances.tscn", ps)
+	var theme = Theme.new()
+	var box = StyleBoxFlat.new()
+	box.bg_color = Color(1, 0, 0, 1)
+	theme.set_stylebox("panel", "Panel", box)
+	ResourceSaver.save("res://theme.tres", theme)
 	quit()
 """
 
@@ -206,7 +236,7 @@ def _fresh(file: ResourceFile) -> ResourceFile:
 
 def test_godot3_engine_text(godot3_exe: str, tmp_path: Path) -> None:
     _run_engine(godot3_exe, tmp_path, ENGINE_WRITES)
-    for name in ("engine.tres", "engine.tscn"):
+    for name in ("engine.tres", "engine.tscn", "instances.tscn", "theme.tres"):
         data = (tmp_path / name).read_bytes()
         file = text.read(data)
         assert file.kept["text_godot3_dialect"] == "3.2"
@@ -222,6 +252,10 @@ def test_godot3_engine_text(godot3_exe: str, tmp_path: Path) -> None:
     assert scene is not None
     assert scene.nodes[1].groups == ["aa", "zz"]
     assert scene.connections[0].flags == 3 and scene.connections[0].binds == [1, "x"]
+    file = text.read((tmp_path / "instances.tscn").read_bytes())
+    assert file.external[0].path == "res://inner.tscn" and file.external[0].id == "1"
+    assert file.resources[0].type == "RectangleShape2D" and file.resources[0].id == "1"
+    assert file.scene is not None and file.scene.nodes[3].instance == ExtRef("1")
 
     file = text.read((tmp_path / "engine.tres").read_bytes())
     meta = file.main.properties["__meta__"]
