@@ -12,9 +12,12 @@ running is :func:`tests.conformance.godot3_oracle.run_godot3`):
   holds; sub-resources nested and shared, an external ``.tres``, and built-in classes
   (``Gradient``, ``Curve``, ``GradientTexture``, materials), metadata, an RID (binary
   only: 3.2.3's text saver writes an RID as nothing, which its loader refuses) and a
-  compressed file of several blocks. The scenes have a node tree of
-  several levels, an instanced sub-scene made editable with an overridden child, persistent
-  groups, and signal connections with binds and flags. Everything lands in ``engine/``.
+  compressed file of several blocks. The scenes have a node tree of several levels, an
+  instanced sub-scene made editable with an overridden child, persistent groups, an
+  instance placeholder, and signal connections with binds and flags. 3.2.3 does not bind
+  ``Node.set_editable_instance``, so the scene is packed once, its ``_bundled`` given the
+  editable path, saved, instanced again with ``GEN_EDIT_STATE_MAIN`` (which restores the
+  editable flag), changed and packed again. Everything lands in ``engine/``.
 * **report** (:data:`REPORT_SCRIPT`): loads every file of a list file (``files.txt``, one
   ``<id> <res:// path>`` a line) without the cache and prints what the engine sees: each
   resource it reaches (the main one and every sub-resource of the file: class and path),
@@ -22,9 +25,11 @@ running is :func:`tests.conformance.godot3_oracle.run_godot3`):
   through ``@@ REF`` lines), and for a scene its ``SceneState`` (nodes, connections) plus
   the editable instances of ``_bundled``.
 
-:func:`read_reports` turns the report into :class:`FileReport` objects; :func:`normal_form`
-puts a value in a form where references are comparable across files (``Ref``), which is
-what the tests compare.
+:func:`read_reports` turns the report into :class:`FileReport` objects; :func:`engine_view`,
+:func:`engine_scene` and :func:`ours_normal` put the engine's values and our model's in one
+form, references as :class:`Ref` (comparable across files), which is what the tests compare.
+GDScript errors abort only the function they happen in, so each step is a function of its
+own and ``_init`` always reaches ``quit()``.
 """
 
 from __future__ import annotations
@@ -328,6 +333,11 @@ func _edit_instance():
 \tvar inner = root.get_node("A/Inst/Inner")
 \tinner.position = Vector2(-1, -2)
 \tinner.add_to_group("in_instance", true)
+\tvar lazy = load("res://engine/sub.tscn").instance()
+\tlazy.name = "Lazy"
+\tlazy.set_scene_instance_load_placeholder(true)
+\troot.add_child(lazy)
+\tlazy.owner = root
 \tvar a = root.get_node("A")
 \tvar b = root.get_node("A/B")
 \tvar c = root.get_node("A/B/C")
@@ -549,6 +559,7 @@ class EngineNode:
     parent: str | None
     index: int
     instance: Any
+    placeholder: str | None
     groups: list[str]
     properties: dict[str, Any]
 
@@ -630,10 +641,10 @@ def read_reports(run: EngineRun, files: dict[str, str]) -> dict[str, FileReport]
             obj_text, _, name = sub.partition("|")
             rep.resources[int(obj_text)].properties[name] = _value(rest[0])
         elif tag == "NODE":
-            name, type_, parent, _owner, index, inst, groups, _ph = _value(rest[0])
+            name, type_, parent, _owner, index, inst, groups, placeholder = _value(rest[0])
             rep.nodes.append(EngineNode(name, type_ or None, _parent_text(parent), index,
                                         gt.EncodedObjectAsID(inst) if inst else None,
-                                        list(groups), {}))
+                                        placeholder or None, list(groups), {}))
         elif tag == "NPROP":
             rep.nodes[-1].properties[rest[0]] = _value(rest[1])
         elif tag == "CONN":
@@ -667,8 +678,9 @@ def engine_view(rep: FileReport) -> dict[Ref, tuple[str, dict[str, Any]]]:
 
 def engine_scene(rep: FileReport) -> tuple[list[Any], list[Any], list[str]]:
     """A loaded scene's nodes, connections and editable paths with :class:`Ref` references."""
-    nodes = [(n.name, n.type, n.parent, n.index, rep.normal(n.instance), n.groups,
-              {k: rep.normal(v) for k, v in n.properties.items()}) for n in rep.nodes]
+    nodes = [(n.name, n.type, n.parent, n.index, rep.normal(n.instance), n.placeholder,
+              n.groups, {k: rep.normal(v) for k, v in n.properties.items()})
+             for n in rep.nodes]
     conns = [(*c[:5], rep.normal(c[5])) for c in rep.connections]
     return nodes, conns, rep.editable
 

@@ -263,8 +263,9 @@ def test_we_read_the_scene_the_engine_loads(name: str, oracle: Oracle) -> None:
     scene = _our_scene(file)
     nodes, conns, editable = g3.engine_scene(rep)
     ours_nodes = [(n.name, n.type, n.parent, n.extra.get("index", -1),
-                   g3.ours_normal(n.instance, external), list(n.groups),
-                   g3.ours_normal(n.properties, external)) for n in scene.nodes]
+                   g3.ours_normal(n.instance, external), n.extra.get("instance_placeholder"),
+                   list(n.groups), g3.ours_normal(n.properties, external))
+                  for n in scene.nodes]
     assert first_difference(ours_nodes, nodes) is None, (
         f"{first_difference(ours_nodes, nodes)}\n ours {ours_nodes}\n engine {nodes}")
     ours_conns = [(c.source, c.signal, c.target, c.method, c.flags,
@@ -347,7 +348,7 @@ def test_engine_loads_our_edited_scene(name: str, oracle: Oracle) -> None:
     edited = _report(oracle, f"x/{name}")
     node_name, prop, value = SCENE_EDIT
     expected = g3.engine_scene(engine)
-    nodes = [(*n[:6], {**n[6], prop: value}) if n[0] == node_name else n for n in expected[0]]
+    nodes = [(*n[:7], {**n[7], prop: value}) if n[0] == node_name else n for n in expected[0]]
     diff = first_difference(list(g3.engine_scene(edited)), [nodes, *expected[1:]])
     assert diff is None, diff
     view = g3.engine_view(edited)
