@@ -10,7 +10,8 @@ running is :func:`tests.conformance.godot3_oracle.run_godot3`):
   GDScripts of ours (:data:`DATA_SCRIPT`, :data:`ITEM_SCRIPT`, external resources of every
   file, as in a game's save) that export a property of every type a Godot 3 resource
   holds; sub-resources nested and shared, an external ``.tres``, and built-in classes
-  (``Gradient``, ``Curve``, ``GradientTexture``, materials), metadata, an RID (binary
+  (``Gradient``, ``Curve``, ``GradientTexture``, materials), metadata, an Object that is
+  not a resource (text ``Object(Reference,...)``; the binary saver writes null), an RID (binary
   only: 3.2.3's text saver writes an RID as nothing, which its loader refuses) and a
   compressed file of several blocks. The scenes have a node tree of several levels, an
   instanced sub-scene made editable with an overridden child, persistent groups, an
@@ -241,6 +242,9 @@ func _builtin():
 \tm.set_meta("nums", PoolIntArray([1, -2, 3]))
 \tm.set_meta("nested", {"a": [Vector2(1, 2), {}], "b": NodePath("..")})
 \t_save(m, "meta", ["tres", "res"])
+\tvar o = Resource.new()
+\to.set_meta("objects", [Reference.new(), 1])
+\t_save(o, "inline", ["tres", "res"])
 \tvar r = Resource.new()
 \tr.set_meta("rids", [RID(), 5])
 \t_save(r, "rid", ["res"])
@@ -395,7 +399,7 @@ BUILD_SCRIPT = _BUILD_FUNCS % (base64.b64encode(struct.pack("<d", F_TINY)).decod
 ENGINE_FILES = [
     "ext.tres", "tex.tres",
     "values.tres", "values.res", "values_z.res", "curve.tres", "curve.res",
-    "meta.tres", "meta.res", "rid.res", "big_z.res",
+    "meta.tres", "meta.res", "inline.tres", "inline.res", "rid.res", "big_z.res",
     "sub.tscn", "sub.scn", "main.tscn", "main.scn", "main_z.scn",
 ]
 """What the build run saves into ``engine/``, besides the conversions."""
@@ -688,9 +692,12 @@ def engine_scene(rep: FileReport) -> tuple[list[Any], list[Any], list[str]]:
 def ours_normal(value: Any, external: dict[str, str]) -> Any:
     """A value of our model as the engine would see it: ``SubRef``/``ExtRef`` as
     :class:`Ref` (``external``: our file's external ids to paths), math types rounded
-    to float32 (Godot 3's ``real_t``), and an RID as its id (3.2.3's binary loader reads
-    a stored RID as an int)."""
+    to float32 (Godot 3's ``real_t``), an RID as its id (3.2.3's binary loader reads a
+    stored RID as an int) and an inline Object (text ``Object(...)``) as a :class:`Ref` of
+    kind ``"anon"`` with its class, as the engine's report names it."""
     def leaf(v: Any) -> Any:
+        if isinstance(v, gt.Object):
+            return Ref("anon", v.class_name)
         if isinstance(v, gt.RID):
             return v.id
         if isinstance(v, gt.SubRef):

@@ -34,7 +34,7 @@ import pytest
 from gameserde.godot.resource import binary, text
 from gameserde.godot.resource.model import ResourceFile, Scene
 from gameserde.godot.resource.scene import read_bundled, write_bundled
-from gameserde.godot.types import RID, Vector2
+from gameserde.godot.types import RID, Object, Vector2
 from tests.conformance import godot3_resources as g3
 from tests.conformance.godot3_oracle import first_difference
 
@@ -219,6 +219,17 @@ def test_engine_loads_a_stored_rid_as_an_int(oracle: Oracle) -> None:
     engine = _report(oracle, "e/rid.res").by_ref()[g3.Ref("main", "")].properties
     assert engine["__meta__"] == {"rids": [0, 5]}
     assert _ours(oracle, "rid.res").main.properties["__meta__"] == {"rids": [RID(), 5]}
+
+
+def test_an_object_that_is_not_a_resource_is_text_only(oracle: Oracle) -> None:
+    """The text saver writes a Reference inline (``Object(Reference,"script":null)``, loaded
+    as a new Reference), the binary saver as null."""
+    engine = _report(oracle, "e/inline.tres")
+    meta = engine.by_ref()[g3.Ref("main", "")].properties["__meta__"]
+    assert engine.normal(meta) == {"objects": [g3.Ref("anon", "Reference"), 1]}
+    text_meta = _ours(oracle, "inline.tres").main.properties["__meta__"]
+    assert text_meta == {"objects": [Object("Reference", {"script": None}), 1]}
+    assert _ours(oracle, "inline.res").main.properties["__meta__"] == {"objects": [None, 1]}
 
 
 # ---------------------------------------------------------------------------------------------
