@@ -49,7 +49,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gameserde._recursion import recursion_room
-from gameserde.errors import DecodeError, EncodeError
+from gameserde.errors import DecodeError, EncodeError, path_key
 from gameserde.godot import types as gt
 from gameserde.godot.resource import text_variant as tv
 from gameserde.godot.resource.model import (
@@ -142,7 +142,7 @@ def _scan(text: str) -> tuple[list[_Section], str]:
             try:
                 value = r.value()
             except DecodeError as e:
-                e.add_parent(tv._path_step(name))
+                e.add_parent(path_key(name))
                 e.add_parent(f".{_where(sections[-1])}")
                 raise
             sections[-1].props.append(_Prop(text[lead_start:start], name, text[start:r.pos],
@@ -621,7 +621,7 @@ def write(file: ResourceFile) -> str:
                 try:
                     text = printer.format(value)
                 except EncodeError as e:
-                    e.add_parent(tv._path_step(name))
+                    e.add_parent(path_key(name))
                     e.add_parent(f".{key}")
                     raise
                 kp = kprops.get(name)

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gameserde._recursion import recursion_room
-from gameserde.errors import DecodeError, EncodeError
+from gameserde.errors import DecodeError, EncodeError, path_key
 from gameserde.godot import types as gt
 from gameserde.godot.decoder import build_dictionary
 from gameserde.godot.resource.model import ExtRef, SubRef
@@ -126,16 +126,8 @@ _ALIASES = {
     "PoolVector4Array": "PackedVector4Array", "Vector4Array": "PackedVector4Array",
     "PoolColorArray": "PackedColorArray", "ColorArray": "PackedColorArray",
 }
-_PACKED_NUMERIC: dict[str, tuple[type[gt.PackedArray], bool]] = {
-    "PackedInt32Array": (gt.PackedInt32Array, False),
-    "PackedInt64Array": (gt.PackedInt64Array, False),
-    "PackedFloat32Array": (gt.PackedFloat32Array, True),
-    "PackedFloat64Array": (gt.PackedFloat64Array, False),
-    "PackedVector2Array": (gt.PackedVector2Array, True),
-    "PackedVector3Array": (gt.PackedVector3Array, True),
-    "PackedVector4Array": (gt.PackedVector4Array, True),
-    "PackedColorArray": (gt.PackedColorArray, True),
-}
+_PACKED_NUMERIC: dict[str, type[gt.PackedArray]] = {
+    cls.__name__: cls for cls in gt.PACKED_CLASSES.values()}
 _INT_RANGES = {gt.PackedInt32Array: 1 << 31, gt.PackedInt64Array: _INT64}
 
 
@@ -321,16 +313,23 @@ class Reader:
             except DecodeError as e:
                 e.add_parent(f"[{len(items)}]")
                 raise
-            c = self.peek()
-            self.pos += 1
-            if c == "," and self.peek() == "]":  # the engine allows a trailing comma
-                c = self.text[self.pos]
-                self.pos += 1
-            if c == "]":
+            if self._closed("]", "an array"):
                 return items
-            if c != ",":
-                self.pos -= 1
-                raise self.error(f"expected ',' or ']' in an array, found {_describe(c)}")
+
+    def _closed(self, close: str, what: str, trailing: bool = True) -> bool:
+        """After an item: True past the closing ``close``, False past a comma (the engine
+        allows a comma before the closing bracket of arrays, dictionaries, objects)."""
+        c = self.peek()
+        self.pos += 1
+        if c == "," and trailing and self.peek() == close:
+            c = close
+            self.pos += 1
+        if c == close:
+            return True
+        if c != ",":
+            self.pos -= 1
+            raise self.error(f"expected ',' or '{close}' in {what}, found {_describe(c)}")
+        return False
 
     def _pairs(self, depth: int) -> list[tuple[Any, Any]]:
         """Dictionary entries up to ``}`` (the cursor after ``{``)."""
@@ -348,18 +347,10 @@ class Reader:
             try:
                 pairs.append((key, self.value(depth)))
             except DecodeError as e:
-                e.add_parent(_path_step(key))
+                e.add_parent(path_key(key))
                 raise
-            c = self.peek()
-            self.pos += 1
-            if c == "," and self.peek() == "}":
-                c = self.text[self.pos]
-                self.pos += 1
-            if c == "}":
+            if self._closed("}", "a dictionary"):
                 return pairs
-            if c != ",":
-                self.pos -= 1
-                raise self.error(f"expected ',' or '}}' in a dictionary, found {_describe(c)}")
 
     def _numbers(self, opened: bool = False) -> list[int | float]:
         """``( n, n, ... )``: the numeric arguments of a constructor (``opened``: the
@@ -384,13 +375,8 @@ class Reader:
                 if word not in _SPECIAL_FLOATS:
                     raise self.error("expected a number in a constructor", start)
                 args.append(_SPECIAL_FLOATS[word])
-            c = self.peek()
-            self.pos += 1
-            if c == ")":
+            if self._closed(")", "a constructor", trailing=False):
                 return args
-            if c != ",":
-                self.pos -= 1
-                raise self.error(f"expected ',' or ')' in a constructor, found {_describe(c)}")
 
     def _string_args(self) -> list[str]:
         """``("a", "b", ...)``: string arguments."""
@@ -403,13 +389,8 @@ class Reader:
             if self.peek() != '"':
                 raise self.error("expected a string")
             args.append(self.string())
-            c = self.peek()
-            self.pos += 1
-            if c == ")":
+            if self._closed(")", "a constructor", trailing=False):
                 return args
-            if c != ",":
-                self.pos -= 1
-                raise self.error(f"expected ',' or ')', found {_describe(c)}")
 
     def _ref_id(self) -> str:
         """The id of ``ExtResource(...)``/``SubResource(...)``: a string or an integer."""
@@ -486,7 +467,8 @@ class Reader:
         raise self.error(f"unknown value type {name!r}")
 
     def _packed(self, name: str) -> gt.PackedArray:
-        cls, real = _PACKED_NUMERIC[name]
+        cls = _PACKED_NUMERIC[name]
+        real = cls.kind == "f" and cls.itemsize == 4
         args = self._numbers()
         if cls.width > 1:
             del args[len(args) - len(args) % cls.width:]  # the engine drops a partial element
@@ -548,18 +530,10 @@ class Reader:
             try:
                 obj.properties[key] = self.value(depth + 1)
             except DecodeError as e:
-                e.add_parent(_path_step(key))
+                e.add_parent(path_key(key))
                 raise
-            c = self.peek()
-            self.pos += 1
-            if c == "," and self.peek() == ")":
-                c = self.text[self.pos]
-                self.pos += 1
-            if c == ")":
+            if self._closed(")", "Object()"):
                 return obj
-            if c != ",":
-                self.pos -= 1
-                raise self.error(f"expected ',' or ')' in Object(), found {_describe(c)}")
 
     def _container_type(self) -> gt.ContainerType:
         """The element (key, value) type of a typed container: a type or class name, or a
@@ -639,13 +613,6 @@ def _describe(found: str) -> str:
     return "the end of the text" if found == "" else repr(found)
 
 
-def _path_step(key: Any) -> str:
-    if isinstance(key, str):
-        escaped = key.replace("\\", "\\\\").replace('"', '\\"')
-        return f'["{escaped}"]'
-    return f"[{key!r}]"
-
-
 def parse_value(text: str) -> Any:
     """Parse one value written in the text syntax of any Godot version (the whole text must
     be that value, whitespace and ``;`` comments around it allowed)."""
@@ -698,19 +665,14 @@ def _shortest(x: float, single: bool) -> str:
     return sign + _format_digits(stripped or "0", exponent)
 
 
-def format_float(x: float, major: int, style: FloatStyle = "shortest",
-                 compat: bool = True) -> str:
+def format_float(x: float, major: int = 4, style: FloatStyle = "shortest") -> str:
     """A real number as the engine's ``rtos_fix`` prints it (no ``.0`` added): ``0`` for
-    zero, ``inf``/``nan`` (Godot 4 in ``format=3`` files: ``inf_neg`` for minus
-    infinity; ``compat`` is False for ``format=4`` files)."""
+    zero, ``inf``, ``-inf``, ``nan`` (:class:`Printer` knows when minus infinity is
+    ``inf_neg``)."""
     if x == 0:
         return "0"
-    if math.isnan(x):
-        return "nan"
-    if math.isinf(x):
-        if x > 0:
-            return "inf"
-        return "inf_neg" if major >= 4 and compat else "-inf"
+    if not math.isfinite(x):
+        return "nan" if math.isnan(x) else "inf" if x > 0 else "-inf"
     if x.is_integer() and abs(x) < (1e6 if major < 4 or style == "g6" else 1e15):
         return str(int(x))
     if major < 4 or style == "g6":
@@ -739,13 +701,8 @@ def _ref_text(ref: ExtRef | SubRef, major: int = 4) -> str:
     return f'{kind}("{c_escape(ref.id)}")'
 
 
-_G3_NAMES = {
-    "Quaternion": "Quat", "Transform3D": "Transform",
-    "PackedByteArray": "PoolByteArray", "PackedInt32Array": "PoolIntArray",
-    "PackedFloat32Array": "PoolRealArray", "PackedStringArray": "PoolStringArray",
-    "PackedVector2Array": "PoolVector2Array", "PackedVector3Array": "PoolVector3Array",
-    "PackedColorArray": "PoolColorArray",
-}
+_G3_NAMES = {"Quaternion": "Quat", "Transform3D": "Transform", **{
+    new: old for old, new in _ALIASES.items() if old.startswith("Pool") and "4" not in old}}
 
 
 class Printer:
@@ -770,7 +727,7 @@ class Printer:
         """A real number as ``rtos_fix`` prints it."""
         if x == -math.inf:
             return self.neg_inf
-        return format_float(x, self.major, self.style, self.compat)
+        return format_float(x, self.major, self.style)
 
     def call(self, name: str, parts: list[str]) -> str:
         """``Name(a, b)`` (Godot 4) or ``Name( a, b )`` (Godot 3)."""
@@ -794,8 +751,8 @@ class Printer:
             return str(value)
         if t is float:
             s = self.real(value if self.major >= 4 else f32(value))  # Godot 3: a real_t
-            if s not in ("inf", "nan", "-inf" if not self.legacy else "inf") and not any(
-                    ch in s for ch in ".eE"):
+            special = ("inf", "nan") if self.legacy else ("inf", "nan", "-inf")
+            if s not in special and not any(ch in s for ch in ".eE"):
                 s += ".0"
             return s
         if t is str:
@@ -878,16 +835,12 @@ def _key_order(pair: tuple[Any, Any]) -> tuple[int, Any]:
 
 def _type_rank(value: Any) -> int:
     """The Variant type number of a key that is not a string or a number."""
-    if value is None:
-        return gt.VariantType.NIL
-    for vt, name in gt.TYPE_NAMES.items():
-        if type(value).__name__ == name:
-            return vt
+    rank = gt.TYPES_BY_NAME.get(type(value).__name__) if value is not None else 0
+    if rank is not None:
+        return rank
     if isinstance(value, dict | gt.Dictionary):
         return gt.VariantType.DICTIONARY
-    if isinstance(value, list):
-        return gt.VariantType.ARRAY
-    return gt.VariantType.OBJECT
+    return gt.VariantType.ARRAY if isinstance(value, list) else gt.VariantType.OBJECT
 
 
 def _reals(p: Printer, values: Any, single: bool = True) -> list[str]:
@@ -946,7 +899,7 @@ def _format_rid(p: Printer, value: gt.RID) -> str:
 _FORMATTERS: dict[type, Callable[[Printer, Any], str]] = {
     **{getattr(gt, n): _math(n, False) for n in _REAL_MATH},
     **{getattr(gt, n): _math(n, True) for n in _INT_MATH},
-    **{cls: _packed(n) for n, (cls, _) in _PACKED_NUMERIC.items()},
+    **{cls: _packed(n) for n, cls in _PACKED_NUMERIC.items()},
     bytes: _format_bytes,
     gt.PackedStringArray: _format_strings,
     gt.RID: _format_rid,
