@@ -32,7 +32,14 @@ from typing import Any
 import pytest
 
 from gameserde.godot.resource import binary, text
-from gameserde.godot.resource.model import ResourceFile, Scene
+from gameserde.godot.resource.model import (
+    ExtRef,
+    ExtResource,
+    Resource,
+    ResourceFile,
+    Scene,
+    SubRef,
+)
 from gameserde.godot.resource.scene import read_bundled, write_bundled
 from gameserde.godot.types import RID, Object, Vector2
 from tests.conformance import godot3_resources as g3
@@ -51,6 +58,7 @@ EDITS: dict[str, dict[str, Any]] = {
 SCENE_EDIT = ("A", "position", Vector2(11.0, -21.5))
 """A scene edit: the node ``A`` moves (in the text scenes and the binary ones)."""
 SCENE_EDITS = ["main.tscn", "main.scn", "main_z.scn"]
+SCRATCH = ["scratch.tres", "scratch.res"]
 
 
 def is_text(name: str) -> bool:
@@ -112,6 +120,23 @@ def _edited(name: str, data: bytes) -> bytes:
     return write_file(name, file)
 
 
+SCRATCH_PROPS = {"label": "made by gameserde: ünï \"q\"\n", "n": -(2**40) - 3}
+SCRATCH_CHILD = {"label": "child", "n": 5}
+
+
+def scratch_file(form: str) -> ResourceFile:
+    """A file made in Python alone: an ``item.gd`` resource whose ``child`` is another one
+    the file holds (ids as each form numbers them)."""
+    script = ExtResource("Script", "res://gen/item.gd", "1")
+    main_id = "" if form == "text" else "local://2"
+    child = Resource("Resource", "1", {"script": ExtRef("1"), **SCRATCH_CHILD})
+    main = Resource("Resource", main_id,
+                    {"script": ExtRef("1"), **SCRATCH_PROPS, "child": SubRef("1")})
+    return ResourceFile(form=form, type="Resource", engine=(3, 2),
+                        format=2 if form == "text" else 3, external=[script],
+                        resources=[child, main])
+
+
 def _fresh(name: str, file: ResourceFile) -> bytes:
     """``file`` written from the model alone: without what its form kept."""
     fresh = copy.deepcopy(file)
@@ -132,7 +157,7 @@ def oracle(godot3_exe: str, tmp_path_factory: pytest.TempPathFactory) -> Oracle:
     assert all(ch.isalnum() or ch in "/_-." for ch in str(work)), work
     o = Oracle(work)
     o.build_log = g3.build(godot3_exe, work).output
-    for folder in ("ours", "fresh", "edited", "converted"):
+    for folder in ("ours", "fresh", "edited", "converted", "scratch"):
         (work / folder).mkdir()
     files = {f"e/{n}": f"res://engine/{n}" for n in ALL_FILES}
     for name in ALL_FILES:
@@ -152,6 +177,10 @@ def oracle(godot3_exe: str, tmp_path_factory: pytest.TempPathFactory) -> Oracle:
         if HAS_CONVERT and source in o.ours:
             out = _attempt(o, f"convert/{name}", _convert, name, o.ours[source], form)
             _save(o, "c", "converted", name, out, files)
+    for name in SCRATCH:
+        out = _attempt(o, f"scratch/{name}", write_file, name,
+                       scratch_file("text" if is_text(name) else "binary"))
+        _save(o, "s", "scratch", name, out, files)
     o.reports = g3.read_reports(g3.report(godot3_exe, work, files), files)
     return o
 
@@ -344,6 +373,21 @@ def test_text_written_from_the_model_alone_identical(name: str, oracle: Oracle) 
     assert oracle.errors.get(f"fresh/{name}") is None, oracle.errors[f"fresh/{name}"]
     ours = (oracle.work / "fresh" / name).read_bytes()
     assert ours == oracle.engine_bytes(name), _hexdiff(ours, oracle.engine_bytes(name))
+
+
+@pytest.mark.parametrize("name", SCRATCH)
+def test_engine_loads_a_file_made_from_scratch(name: str, oracle: Oracle) -> None:
+    assert oracle.errors.get(f"scratch/{name}") is None, oracle.errors[f"scratch/{name}"]
+    view = g3.engine_view(_report(oracle, f"s/{name}"))
+    script = g3.Ref("ext", "res://gen/item.gd")
+    assert set(view) == {g3.Ref("main", ""), g3.Ref("sub", "1")}
+    for ref, props in ((g3.Ref("main", ""), {**SCRATCH_PROPS, "child": g3.Ref("sub", "1")}),
+                       (g3.Ref("sub", "1"), {**SCRATCH_CHILD, "child": None})):
+        cls, loaded = view[ref]
+        assert cls == "Resource"
+        expected = {"script": script, **props}
+        diff = first_difference({k: loaded[k] for k in expected}, expected, str(ref))
+        assert diff is None, diff
 
 
 @pytest.mark.parametrize("name", list(EDITS))
