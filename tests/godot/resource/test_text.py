@@ -276,6 +276,7 @@ def test_odd_but_valid_files_round_trip() -> None:
         '[gd_resource type="R" format=3]\n[resource]\nx = 1\nx = 2\ny = 3\n',
         '\ufeff[gd_resource type="R" format=3]\n\n[resource]\n',
         '[gd_resource type="R" format=3]\n\n[resource]\n; trailing comment\n\n',
+        '[gd_resource type="R" format=3]\n\n[resource]\na =2\n"b=c"=  3 ; c\nd=\n4\n',
     ]:
         file = text.read(source.encode())
         assert text.write(file) == source
@@ -396,6 +397,8 @@ def test_hostile_files_point_at_the_byte(source: bytes, offset: int, path: str) 
     '[gd_scene format=3]\n[connection signal="s" from="a" to="b" method="m" flags="x"]\n',
     '[gd_scene format=3]\n[connection signal="s" from="a" to="b" method="m" binds=1]\n',
     "[gd_scene format=3]\n[gd_scene format=3]\n",
+    "[gd_scene format=3]\na = 1\n",
+    "[gd_scene format=3]\n[editable path=\"x\"]\na = 1\n",
     "[gd_scene format=3]\n[ext_resource type=\"S\" id=\"1\"]\n",
     "",
 ])
@@ -410,3 +413,29 @@ def test_large_flat_input_is_linear() -> None:
     file = text.read(source)
     assert len(file.main.properties["a"]) == 200_000
     assert text.write(file) == source
+
+
+@given(st.sampled_from([SCENE4.encode(), RESOURCE3.encode()]),
+       st.lists(st.tuples(st.integers(0, 10_000), st.integers(0, 3),
+                          st.sampled_from(list(b'[]{}(),:="\\;#&^@-.09eE \nax_\xff'))),
+                max_size=4))
+def test_mutated_files_read_back_exactly_or_fail_cleanly(
+        seed: bytes, edits: list[tuple[int, int, int]]) -> None:
+    """Whatever text reads at all is written back byte for byte; the rest is a
+    DecodeError."""
+    data = bytearray(seed)
+    for at, kind, byte in edits:
+        at %= len(data) + 1
+        if kind == 0:
+            data[at:at] = bytes([byte])
+        elif kind == 1:
+            del data[at:at + 3]
+        elif kind == 2 and at < len(data):
+            data[at] = byte
+        else:
+            del data[at:]
+    try:
+        file = text.read(bytes(data))
+    except DecodeError:
+        return
+    assert text.write(file).encode("utf-8") == bytes(data)

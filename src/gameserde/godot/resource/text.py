@@ -82,6 +82,8 @@ class _Prop:
     name: str
     raw: str
     value: Any
+    value_at: int
+    """Where the value's text starts in ``raw``."""
 
 
 @dataclass
@@ -139,6 +141,8 @@ def _scan(text: str) -> tuple[list[_Section], str]:
             if not sections:
                 raise r.error("a property comes before any section", start)
             name = _property_name(r)
+            r.skip()
+            value_at = r.pos - start
             try:
                 value = r.value()
             except DecodeError as e:
@@ -146,7 +150,7 @@ def _scan(text: str) -> tuple[list[_Section], str]:
                 e.add_parent(f".{_where(sections[-1])}")
                 raise
             sections[-1].props.append(_Prop(text[lead_start:start], name, text[start:r.pos],
-                                            value))
+                                            value, value_at))
         lead_start = r.pos
 
 
@@ -234,6 +238,10 @@ def read(data: bytes | str) -> ResourceFile:
         raise DecodeError("the text holds no [gd_scene] or [gd_resource] header", offset=0,
                           format="godot")
     for section in sections:
+        if section.props and section.tag not in ("sub_resource", "resource", "node"):
+            raise DecodeError(f"a property follows the [{section.tag}] section, which holds "
+                              "none", offset=len(text[:section.offset].encode("utf-8")),
+                              path=f"$.{section.tag}", format="godot")
         _fold_duplicates(section)
     head = sections[0]
     fmt = _need(head, "format", int)
@@ -282,7 +290,7 @@ def read(data: bytes | str) -> ResourceFile:
         hdr_text = planned.get(key, "")
         kept_sections[key] = {
             "lead": section.lead, "raw": section.raw, "canon": hdr_text,
-            "props": {p.name: [p.lead, p.raw, p.raw.index("=") + 2] for p in section.props},
+            "props": {p.name: [p.lead, p.raw, p.value_at] for p in section.props},
         }
     file.kept["text_sections"] = kept_sections
     return file
