@@ -277,6 +277,8 @@ def test_odd_but_valid_files_round_trip() -> None:
         '\ufeff[gd_resource type="R" format=3]\n\n[resource]\n',
         '[gd_resource type="R" format=3]\n\n[resource]\n; trailing comment\n\n',
         '[gd_resource type="R" format=3]\n\n[resource]\na =2\n"b=c"=  3 ; c\nd=\n4\n',
+        SCENE4.replace("\n", "\r\n"), SCENE4.rstrip("\n"),
+        '[gd_resource type="R" format=3]\n[resource]\n' + "x = 1\n" * 20_000,
     ]:
         file = text.read(source.encode())
         assert text.write(file) == source

@@ -316,13 +316,13 @@ def _fold_duplicates(section: _Section) -> None:
     if len(last) == len(section.props):
         return
     kept: list[_Prop] = []
-    carry = ""
+    carry: list[str] = []
     for i, prop in enumerate(section.props):
         if last[prop.name] != i:
-            carry += prop.lead + prop.raw
+            carry += (prop.lead, prop.raw)
             continue
-        prop.lead = carry + prop.lead
-        carry = ""
+        prop.lead = "".join([*carry, prop.lead])
+        carry = []
         kept.append(prop)
     section.props = kept
 
