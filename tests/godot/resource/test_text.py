@@ -346,7 +346,12 @@ def test_write_refuses_values_it_cannot_hold() -> None:
     with pytest.raises(EncodeError, match="cannot be written"):
         text.write(file)
     file.main.properties["bad"] = 1 << 64
-    with pytest.raises(EncodeError):
+    with pytest.raises(EncodeError) as info:
+        text.write(file)
+    assert info.value.path == '$["resource"]["bad"]'
+    del file.main.properties["bad"]
+    file.main.properties[3] = 1  # type: ignore[index]
+    with pytest.raises(EncodeError, match="name must be a string"):
         text.write(file)
 
 

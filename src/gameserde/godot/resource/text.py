@@ -587,6 +587,9 @@ def _node_attr(key: str, value: Any, p: tv.Printer) -> str:
 def _encode_name(name: str) -> str:
     """``String::property_name_encode``: quoted when it holds a character a bare name
     cannot."""
+    if not isinstance(name, str):
+        raise EncodeError(f"a property name must be a string, not {type(name).__name__}",
+                          format="godot")
     if any(c in '=";[]' or not 33 <= ord(c) <= 126 for c in name) or not name:
         return '"' + name.replace("\\", "\\\\").replace('"', '\\"') + '"'
     return name
@@ -630,7 +633,7 @@ def write(file: ResourceFile) -> str:
                     text = printer.format(value)
                 except EncodeError as e:
                     e.add_parent(path_key(name))
-                    e.add_parent(f".{key}")
+                    e.add_parent(key)  # the section key, a JSON list: ["sub", "id"]
                     raise
                 kp = kprops.get(name)
                 if kp is not None and (kp[1][kp[2]:] == text or text == _written_as(
