@@ -279,11 +279,24 @@ def test_odd_but_valid_files_round_trip() -> None:
         '[gd_resource type="R" format=3]\n\n[resource]\na =2\n"b=c"=  3 ; c\nd=\n4\n',
         SCENE4.replace("\n", "\r\n"), SCENE4.rstrip("\n"),
         '[gd_resource type="R" format=3]\n[resource]\n' + "x = 1\n" * 20_000,
+        '[gd_scene format=3]\n\n[node name="R" type="Node" unique_id=5]\n\n[node name="A" '
+        'type="Node" parent="." owner="." owner_uid_path=PackedInt32Array(5) unique_id=6]\n\n'
+        '[connection signal="s" from="A" to="." method="m" from_uid_path=PackedInt32Array(6) '
+        'to_uid_path=PackedInt32Array(5)]\n[connection signal="s" from="A" to="." method="m"]\n',
     ]:
         file = text.read(source.encode())
         assert text.write(file) == source
     assert text.read('[gd_resource type="R" format=3]\n[resource]\nx = 1\nx = 2\n'
                      ).main.properties == {"x": 2}
+
+
+def test_connection_id_paths_are_kept() -> None:
+    source = ('[gd_scene format=3]\n\n[node name="R" type="Node"]\n\n[connection signal="s" '
+              'from="A" to="." method="m" from_uid_path=PackedInt32Array(6)]\n')
+    file = text.read(source)
+    assert file.scene is not None
+    file.scene.connections[0].flags = 3
+    assert text.write(file) == source.replace('method="m"', 'method="m" flags=3')
 
 
 def test_edits_follow_the_engine() -> None:

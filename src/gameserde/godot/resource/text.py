@@ -10,7 +10,8 @@ last, with id ``""``). A scene (``[gd_scene]``) gets its :class:`Scene` from the
 properties as its main resource (the ``_bundled`` dictionary is the binary form's business).
 A node's ``name``, ``type``, ``parent``, ``instance`` and ``groups`` have fields of their own;
 its other attributes are in ``SceneNode.extra`` by name (``index`` as an int, ``owner``,
-``unique_id``, ``parent_id_path``, ``node_paths``, ``instance_placeholder``, ...). A
+``owner_uid_path``, ``unique_id``, ``parent_id_path``, ``node_paths``,
+``instance_placeholder``, ...). A
 connection without ``flags=`` has the engine's default flags, ``CONNECT_PERSIST`` (2).
 
 ``write(file)`` returns the text (a ``str``; encode it as UTF-8: files use LF line ends).
@@ -37,7 +38,10 @@ lines and spacing a user added stay where they were.
   when read) and ``props``: per property name ``[lead, raw "name = value" text, where
   the value's text starts in it]``. A header whose fresh text equals its ``canon`` is
   written as ``raw``; so is a property whose fresh text equals the text of its value as
-  written, or as that text reads and prints again (the value is unchanged).
+  written, or as that text reads and prints again (the value is unchanged). A
+  connection's section also has ``fields``: the attributes the model's
+  :class:`Connection` has no place for (Godot 4.6's ``from_uid_path``, ``to_uid_path``), as
+  text, written back after ``flags``.
 * ``"text_tail"``: the text after the last value (normally one ``"\\n"``).
 """
 
@@ -72,7 +76,8 @@ _TAGS = frozenset({"gd_scene", "gd_resource", "ext_resource", "sub_resource", "r
                    "node", "connection", "editable"})
 _NAME = re.compile(r'[^\x00-\x20=\[";]+')
 _NUMBER_LITERAL = re.compile(r"(?<![\w.\"])-?(\d+)\.(\d+)(?:e[-+]?\d+)?")
-_NODE_ORDER = ("parent_id_path", "owner", "index", "unique_id", "node_paths")
+_NODE_ORDER = ("parent_id_path", "owner", "owner_uid_path", "index", "unique_id", "node_paths")
+_CONNECTION_FIELDS = frozenset({"signal", "from", "to", "method", "flags", "unbinds", "binds"})
 _NODE_LAST = ("instance_placeholder",)
 
 
@@ -284,15 +289,21 @@ def read(data: bytes | str) -> ResourceFile:
         "text_tail": tail,
     })
     fmt = text_format(file)
-    planned = {k: hdr for k, _, hdr, _props in _plan(file, _printer(file, fmt), fmt)}
+    printer = _printer(file, fmt)
     kept_sections: dict[str, Any] = {}
     for key, section in zip(["header", *keys], sections, strict=True):
-        hdr_text = planned.get(key, "")
         kept_sections[key] = {
-            "lead": section.lead, "raw": section.raw, "canon": hdr_text,
+            "lead": section.lead, "raw": section.raw, "canon": "",
             "props": {p.name: [p.lead, p.raw, p.value_at] for p in section.props},
         }
+        if section.tag == "connection":
+            kept_sections[key]["fields"] = {
+                k: printer.format(v) for k, v in section.fields.items()
+                if k not in _CONNECTION_FIELDS}
     file.kept["text_sections"] = kept_sections
+    for key, _kind, header, _props in _plan(file, printer, fmt):
+        if key in kept_sections:
+            kept_sections[key]["canon"] = header
     return file
 
 
@@ -515,17 +526,19 @@ def _plan(file: ResourceFile, p: tv.Printer,
     for node in file.scene.nodes:
         add(["node", node.parent, node.name], "node", _node_header(node, p, fmt == 1 or p.legacy),
             node.properties)
+    kept: dict[str, Any] = file.kept.get("text_sections", {}) if file.form == "text" else {}
     for c in file.scene.connections:
         fields = [("signal", _q(c.signal)), ("from", _q(c.source)), ("to", _q(c.target)),
                   ("method", _q(c.method))]
         if c.flags != CONNECT_PERSIST:
             fields.append(("flags", str(c.flags)))
+        key = _unique(json.dumps(["connection", c.source, c.signal, c.target, c.method]), seen)
+        fields.extend(kept.get(key, {}).get("fields", {}).items())  # from_uid_path, ...
         if c.unbinds > 0:
             fields.append(("unbinds", str(c.unbinds)))
         if c.binds:
             fields.append(("binds", " " + p.format(list(c.binds))))
-        add(["connection", c.source, c.signal, c.target, c.method], "connection",
-            _tag("connection", fields), {})
+        out.append((key, "connection", _tag("connection", fields), {}))
     for path in file.scene.editable:
         add(["editable", path], "editable", _tag("editable", [("path", _q(path))]), {})
     return out
