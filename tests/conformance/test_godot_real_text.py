@@ -128,8 +128,14 @@ def test_one_property_changed(name: str) -> None:
     found = next(((key, props, prop, new) for key, props in _holders(file)
                   for prop, value in props.items()
                   if (new := _changed(value)) is not None and key in sections), None)
-    if found is None:
-        pytest.skip("the file has no simple property to change")
+    if found is None:  # nothing simple to change: add a property to the last section
+        key, props = _holders(file)[-1]
+        props["metadata/added"] = 1
+        assert text.write(file) == data.replace(
+            sections[key]["raw"] + "".join(p[0] + p[1] for p in sections[key]["props"].values()),
+            sections[key]["raw"] + "".join(p[0] + p[1] for p in sections[key]["props"].values())
+            + "\nmetadata/added = 1", 1)
+        return
     key, props, prop, new = found
     old_raw = sections[key]["props"][prop][1]
     props[prop] = new
