@@ -459,3 +459,16 @@ def test_mutated_files_read_back_exactly_or_fail_cleanly(
     except DecodeError:
         return
     assert text.write(file).encode("utf-8") == bytes(data)
+
+
+@pytest.mark.parametrize(("body", "style"), [
+    ("a = Vector3(0.965926, 0.258819, 0.707107)\n", "g6"),  # Godot 4.0 to 4.2
+    ("a = Vector3(0.9659258, 0.258819, 0.707107)\n", "shortest"),
+    ("a = Vector2(0.5, 1)\n", "shortest"),
+])
+def test_float_style_of_a_godot4_file(body: str, style: str) -> None:
+    file = text.read(f'[gd_resource type="R" format=3]\n\n[resource]\n{body}')
+    assert file.kept["text_float_style"] == style
+    file.main.properties["b"] = 1 / 3
+    expected = "0.333333" if style == "g6" else "0.3333333333333333"
+    assert text.write(file).endswith(f"\nb = {expected}\n")

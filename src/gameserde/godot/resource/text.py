@@ -219,19 +219,21 @@ def _kind_name(kind: type | tuple[type, ...]) -> str:
 
 def _float_style(text: str, major: int) -> str:
     """``"g6"`` when the file's floats look printed by ``%g`` (Godot 3, Godot 4.0 to 4.2):
-    none has more than six significant digits and some six-digit one would print longer
-    as the shortest float32 text; else ``"shortest"``."""
+    none has more than six significant digits and at least three have six (values the
+    engine computed, such as a rotation's sine, take seven to nine digits as Godot 4.3
+    and later print them), unless nodes have Godot 4.6's ``unique_id``; else
+    ``"shortest"``. A guess: only changed values depend on it."""
     if major < 4:
         return "g6"
-    six = False
+    if " unique_id=" in text:  # Godot 4.6 and later
+        return "shortest"
+    six = 0
     for m in _NUMBER_LITERAL.finditer(text):
-        digits = (m.group(1) + m.group(2)).lstrip("0").rstrip("0")
-        if len(digits) > 6:
+        digits = len((m.group(1) + m.group(2)).lstrip("0").rstrip("0"))
+        if digits > 6:
             return "shortest"
-        if len(digits) == 6 and not six:
-            value = tv.f32(float(m.group()))
-            six = len(tv.format_float(value, 4).lstrip("-0.").split("e")[0]) > 7
-    return "g6" if six else "shortest"
+        six += digits == 6
+    return "g6" if six >= 3 else "shortest"
 
 
 def read(data: bytes | str) -> ResourceFile:
