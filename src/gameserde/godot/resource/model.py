@@ -62,15 +62,19 @@ class SceneNode:
 @dataclass
 class Connection:
     """A signal connection of a scene: ``signal`` of the node at ``source`` to ``method`` of
-    the node at ``target``, with its ``flags``, ``binds`` and (Godot 4) ``unbinds``."""
+    the node at ``target``, with its ``flags`` (by default ``CONNECT_PERSIST``, 2, what a
+    text scene's connection without ``flags=`` has), ``binds``, (Godot 4) ``unbinds``, and
+    the other attributes a connection can carry (Godot 4.6's ``from_uid_path``,
+    ``to_uid_path``) in ``extra``, by their text names."""
 
     source: str
     signal: str
     target: str
     method: str
-    flags: int = 0
+    flags: int = 2
     binds: list[Any] = field(default_factory=list)
     unbinds: int = 0
+    extra: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass

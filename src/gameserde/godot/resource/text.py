@@ -263,7 +263,7 @@ def read(data: bytes | str) -> ResourceFile:
         file.uid = str(_need(head, "uid", str))
     if "script_class" in head.fields:
         file.script_class = str(_need(head, "script_class", str))
-    scene = Scene(version=3 if major >= 4 else major) if is_scene else None
+    scene = Scene(version=3 if major >= 4 else 2) if is_scene else None
     main: Resource | None = None
     keys: list[str] = []
     seen: dict[str, int] = {}

@@ -1,0 +1,209 @@
+"""Converting a resource file between its binary and text forms, as the engine converts
+one when it loads it and saves it in the other form (``ResourceLoader.load`` then
+``ResourceSaver.save``): the same resources, properties and scene, with the ids, version
+numbers and header the other form's saver writes.
+
+* **Binary to text.** External resources keep their ids (``"1"`` to ``"N"``, the numbers
+  Godot 3's text saver gives them; Godot 4's saver adds a random suffix, ``"1_k3x2p"``,
+  which cannot be reproduced, so the plain numbers are written), resources keep theirs
+  (Godot 3's ``local://N`` numbers, Godot 4's scene-unique ids) and the main resource
+  becomes the ``[resource]`` section (a scene's nodes). The text format is the engine's
+  (``format=2`` for Godot 3, ``3`` or ``4`` for Godot 4), and values are printed as that
+  engine prints them (Godot 3.3 and later write empty dictionaries and infinities
+  differently from 3.0 to 3.2; Godot 4.0 to 4.2 print floats with ``%g``, later versions the
+  shortest text).
+* **Text to binary.** External resources are numbered ``"1"`` to ``"N"`` in file order
+  (references follow), resources keep their ids, and the main resource takes ``path`` (the
+  ``res://`` path it was loaded from: the engine writes it when it saves a loaded resource
+  elsewhere) or else the next ``local://`` number (a scene-unique id, ``"main"``, in
+  Godot 4). A text file does not say which minor version wrote it: ``engine`` chooses
+  (default: the newest of its major version gameserde knows, :data:`NEWEST`), and the binary
+  format number follows from it (Godot 3.0 wrote format 2 and every int as 64 bits).
+
+What each form keeps for its own byte-exact rewrite (``ResourceFile.kept``) travels along,
+unused, with the ids each form gave its resources (``kept["ids"]``: per form, the
+external resources' ids and the main resource's): a file converted to the other form and
+back is the file it was (text to binary to text gives the same text, binary to text to
+binary the same bytes), while a file converted once is written as the engine writes a
+fresh one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from gameserde._recursion import recursion_room
+from gameserde.errors import EncodeError, UsageError
+from gameserde.godot import types as gt
+from gameserde.godot.resource import scene as scenes
+from gameserde.godot.resource import text
+from gameserde.godot.resource.model import ExtResource, Resource, ResourceFile, Scene
+
+__all__ = ["FORMS", "NEWEST", "binary_format", "convert"]
+
+FORMS = ("binary", "text")
+
+NEWEST = {2: (2, 1), 3: (3, 6), 4: (4, 6)}
+"""The engine a text file is taken to come from when converted to binary, by major
+version: the newest release of each that gameserde has files of."""
+
+MAX_DEPTH = 1024
+"""How deeply values may nest (the engine's limit)."""
+
+
+def binary_format(engine: tuple[int, int]) -> int:
+    """The binary format number the saver of ``engine`` writes: 1 for Godot 2, 2 for Godot
+    3.0, 3 for Godot 3.1 and later, 5 for Godot 4.0 to 4.2, 6 from Godot 4.3."""
+    major, minor = engine
+    if major <= 2:
+        return 1
+    if major == 3:
+        return 2 if minor == 0 else 3
+    return 5 if minor < 3 else 6
+
+
+def convert(file: ResourceFile, form: str, *, engine: tuple[int, int] | None = None,
+            path: str | None = None) -> ResourceFile:
+    """``file`` in ``form`` (``"binary"`` or ``"text"``), as the engine converts it (see the
+    module's documentation); the same file when it is in that form already. To binary:
+    ``engine`` is the ``(major, minor)`` version to write as (default: the file's own when
+    it was binary, else the newest of its major version) and ``path`` the main resource's
+    ``res://`` path."""
+    if form not in FORMS:
+        raise UsageError(f"a resource file is binary or text, not {form!r}")
+    if form == file.form:
+        return file
+    file = _lifted(file)
+    if form == "text":
+        return _to_text(file)
+    return _to_binary(file, engine or (NEWEST.get(file.engine[0], file.engine)
+                                       if file.form == "text" else file.engine), path)
+
+
+def _lifted(file: ResourceFile) -> ResourceFile:
+    """``file`` with a binary scene's ``_bundled`` read into its :class:`Scene` (as
+    :func:`gameserde.godot.resource.files.read` gives it)."""
+    main = file.main if file.resources else None
+    if file.scene is not None or main is None or "_bundled" not in main.properties:
+        return file
+    scene, _ = scenes.read_bundled(main.properties["_bundled"])
+    props = {k: v for k, v in main.properties.items() if k != "_bundled"}
+    return replace(file, scene=scene,
+                   resources=[*file.resources[:-1], Resource(main.type, main.id, props)])
+
+
+def _to_text(file: ResourceFile) -> ResourceFile:
+    major, minor = file.engine
+    before = file.kept.get("ids", {}).get("text", {})
+    ext = {e.id: before.get("external", {}).get(e.id, e.id) for e in file.external}
+    subs: dict[str, str] = {file.main.id: before.get("main", "")}
+    kept = {"text_godot3_dialect": "3.5" if (major, minor) >= (3, 3) else "3.2",
+            "text_float_style": "shortest" if (major, minor) >= (4, 3) else "g6",
+            **file.kept, "ids": _ids(file, "binary", ext, subs)}
+    fresh = replace(file, kept={}, external=list(file.external))
+    fmt = before.get("format") or text.text_format(fresh)
+    return replace(file, form="text", format=fmt, kept=kept,
+                   external=[ExtResource(e.type, e.path, ext[e.id], e.uid)
+                             for e in file.external],
+                   resources=_resources(file, ext, subs), scene=_scene(file.scene, ext, subs))
+
+
+def _to_binary(file: ResourceFile, engine: tuple[int, int], path: str | None) -> ResourceFile:
+    before = file.kept.get("ids", {}).get("binary", {})
+    if not path and before and "engine" in before:
+        engine = (int(before["engine"][0]), int(before["engine"][1]))
+    ext = {e.id: str(i) for i, e in enumerate(file.external, 1)}
+    ids = [r.id for r in file.resources[:-1]]
+    main_id = path or before.get("main") or _next_id(ids, named=binary_format(engine) >= 4)
+    subs = {file.main.id: main_id}
+    kept = {**file.kept, "ids": _ids(file, "text", ext, subs)}
+    fmt = int(before.get("format", binary_format(engine)))
+    return replace(file, form="binary", engine=engine, format=fmt, kept=kept,
+                   external=[ExtResource(e.type, e.path, ext[e.id], e.uid)
+                             for e in file.external],
+                   resources=_resources(file, ext, subs), scene=_scene(file.scene, ext, subs))
+
+
+def _ids(file: ResourceFile, form: str, ext: dict[str, str],
+         subs: dict[str, str]) -> dict[str, Any]:
+    """``kept["ids"]`` after converting ``file`` out of ``form``: what ``form`` called its
+    external resources and its main resource (by their ids in the new form), its format
+    number and engine, for a conversion back."""
+    ids = dict(file.kept.get("ids", {}))
+    ids[form] = {"external": {new: old for old, new in ext.items()},
+                 "main": file.main.id, "format": file.format, "engine": list(file.engine)}
+    return ids
+
+
+def _next_id(ids: list[str], named: bool) -> str:
+    """The main resource's id without a path: the next ``local://`` number, or in Godot 4
+    (named scene ids) ``"main"`` (made unique)."""
+    if not named:
+        return str(max((int(i) for i in ids if i.isdigit()), default=0) + 1)
+    taken = set(ids)
+    name, n = "main", 1
+    while name in taken:
+        n += 1
+        name = f"main_{n}"
+    return name
+
+
+def _resources(file: ResourceFile, ext: dict[str, str],
+               subs: dict[str, str]) -> list[Resource]:
+    out = []
+    with recursion_room(2 * MAX_DEPTH + 64):
+        for i, r in enumerate(file.resources):
+            rid = subs.get(r.id, r.id) if i == len(file.resources) - 1 else r.id
+            out.append(Resource(r.type, rid, _props(r.properties, ext, subs, f"[{i}]")))
+    return out
+
+
+def _scene(scene: Scene | None, ext: dict[str, str], subs: dict[str, str]) -> Scene | None:
+    if scene is None:
+        return None
+    with recursion_room(2 * MAX_DEPTH + 64):
+        nodes = [replace(n, instance=_value(n.instance, ext, subs, 0, f"$.nodes[{i}]"),
+                         properties=_props(n.properties, ext, subs, f"$.nodes[{i}]"),
+                         groups=list(n.groups), extra=dict(n.extra))
+                 for i, n in enumerate(scene.nodes)]
+        conns = [replace(c, binds=[_value(b, ext, subs, 0, f"$.connections[{i}]")
+                                   for b in c.binds])
+                 for i, c in enumerate(scene.connections)]
+    return Scene(nodes, conns, list(scene.editable), scene.version)
+
+
+def _props(props: dict[str, Any], ext: dict[str, str], subs: dict[str, str],
+           where: str) -> dict[str, Any]:
+    return {name: _value(v, ext, subs, 0, f"{where}.{name}") for name, v in props.items()}
+
+
+def _value(v: Any, ext: dict[str, str], subs: dict[str, str], depth: int, where: str) -> Any:
+    """``v`` with its references' ids mapped (``ext`` for external ones, ``subs`` for the
+    file's own; an id not mapped stays)."""
+    if depth > MAX_DEPTH:
+        raise EncodeError(f"values are nested deeper than {MAX_DEPTH} levels", path=where,
+                          format="godot")
+    t = type(v)
+    if t is gt.ExtRef:
+        return gt.ExtRef(ext.get(v.id, v.id)) if ext else v
+    if t is gt.SubRef:
+        return gt.SubRef(subs.get(v.id, v.id))
+    if t is list:
+        return [_value(x, ext, subs, depth + 1, where) for x in v]
+    if t is gt.TypedArray:
+        return gt.TypedArray(v.element_type, [_value(x, ext, subs, depth + 1, where)
+                                              for x in v])
+    if t is dict:
+        return {_value(k, ext, subs, depth + 1, where): _value(x, ext, subs, depth + 1, where)
+                for k, x in v.items()}
+    if isinstance(v, gt.Dictionary):
+        pairs = [(_value(k, ext, subs, depth + 1, where), _value(x, ext, subs, depth + 1, where))
+                 for k, x in v.items()]
+        if isinstance(v, gt.TypedDictionary):
+            return gt.TypedDictionary(v.key_type, v.value_type, pairs)
+        return gt.Dictionary(pairs)
+    if t is gt.Object:
+        return gt.Object(v.class_name, {k: _value(x, ext, subs, depth + 1, where)
+                                        for k, x in v.properties.items()})
+    return v
