@@ -97,10 +97,16 @@ def _attempt(oracle: Oracle, key: str, fn: Callable[..., Any], *args: Any) -> An
         return None
 
 
-def _convert(name: str, file: ResourceFile, form: str) -> bytes:
-    from gameserde.godot.resource import convert  # type: ignore[attr-defined,unused-ignore]
-
-    return write_file(name, convert.convert(file, form))
+def _convert(name: str, source: str, file: ResourceFile, form: str) -> bytes:
+    """Our conversion of ``file`` (the engine's ``source``) to ``form``, written. To binary,
+    it says what the engine's conversion knew: the engine is 3.2 (a text file does not
+    say) and the main resource was loaded from ``res://engine/<source>``."""
+    module = importlib.import_module("gameserde.godot.resource.convert")
+    if form == "binary":
+        converted = module.convert(file, form, engine=(3, 2), path=f"res://engine/{source}")
+    else:
+        converted = module.convert(file, form)
+    return write_file(name, converted)
 
 
 def _edited(name: str, data: bytes) -> bytes:
@@ -175,7 +181,7 @@ def oracle(godot3_exe: str, tmp_path_factory: pytest.TempPathFactory) -> Oracle:
                   files)
     for name, (source, form) in g3.CONVERSIONS.items():
         if HAS_CONVERT and source in o.ours:
-            out = _attempt(o, f"convert/{name}", _convert, name, o.ours[source], form)
+            out = _attempt(o, f"convert/{name}", _convert, name, source, o.ours[source], form)
             _save(o, "c", "converted", name, out, files)
     for name in SCRATCH:
         out = _attempt(o, f"scratch/{name}", write_file, name,
