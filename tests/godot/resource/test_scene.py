@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gameserde.errors import DecodeError, EncodeError
+from gameserde.godot.resource import binary, compressed, text
 from gameserde.godot.resource.model import Connection, ExtRef, Scene, SceneNode, SubRef
 from gameserde.godot.resource.scene import read_bundled, write_bundled
 from gameserde.godot.types import (
@@ -23,6 +24,7 @@ from gameserde.godot.types import (
     PackedStringArray,
     Vector2,
 )
+from tests.conformance.corpus import corpus_dir, require
 
 P = 1 << 30  # FLAG_ID_IS_PATH, FLAG_INSTANCE_IS_PLACEHOLDER, FLAG_PATH_PROPERTY_IS_NODE
 INST = 0x7FFFFFFF  # TYPE_INSTANTIATED
@@ -433,7 +435,7 @@ def test_random_integers_decode_or_refuse(nodes: list[int], conns: list[int], no
 # ---------------------------------------------------------------------------------------------
 # The corpus (binary scenes), once the binary reader is in the tree
 
-CORPUS = Path(__file__).resolve().parents[4] / "shared" / "corpus" / "godot-real"
+CORPUS = corpus_dir("godot-real")
 
 
 def corpus_scenes() -> list[dict[str, Any]]:
@@ -446,14 +448,8 @@ def corpus_scenes() -> list[dict[str, Any]]:
 
 @pytest.mark.parametrize("case", corpus_scenes(), ids=lambda c: c["case"])
 def test_corpus_scene_round_trip(case: dict[str, Any]) -> None:
-    binary = pytest.importorskip("gameserde.godot.resource.binary")
     data = (CORPUS / case["case"] / case["file"]).read_bytes()
-    try:
-        res = binary.read(data)
-    except DecodeError as error:
-        if "FastLZ" in str(error):
-            pytest.skip("the binary reader cannot inflate FastLZ (Godot 2)")
-        raise
+    res = binary.read(data)
     bundled = res.main.properties["_bundled"]
     original = copy.deepcopy(bundled)
     scene, kept = read_bundled(bundled)
@@ -480,15 +476,8 @@ def test_corpus_scene_round_trip(case: dict[str, Any]) -> None:
 @pytest.mark.parametrize("case", corpus_scenes(), ids=lambda c: c["case"])
 def test_corpus_scene_rewritten_from_scene_alone(case: dict[str, Any]) -> None:
     """.scn read -> Scene -> a _bundled packed afresh -> .scn written: the same stream."""
-    binary = pytest.importorskip("gameserde.godot.resource.binary")
-    compressed = pytest.importorskip("gameserde.godot.resource.compressed")
     data = (CORPUS / case["case"] / case["file"]).read_bytes()
-    try:
-        res = binary.read(data)
-    except DecodeError as error:
-        if "FastLZ" in str(error):
-            pytest.skip("the binary reader cannot inflate FastLZ (Godot 2)")
-        raise
+    res = binary.read(data)
     bundled = res.main.properties["_bundled"]
     scene, _ = read_bundled(bundled)
     fresh = write_bundled(scene, order="pack")
@@ -505,7 +494,6 @@ def test_corpus_scene_rewritten_from_scene_alone(case: dict[str, Any]) -> None:
 # The engine's own text -> binary tables: godot3-server loads the corpus's Godot 3 scenes (its
 # dependencies missing, so each external resource is a null Object) and reports _bundled
 
-GODOT3 = shutil.which("godot3-server")
 DUMP_SCRIPT = """extends SceneTree
 func _init():
 \tResourceLoader.set_abort_on_missing_resources(false)
@@ -541,29 +529,26 @@ func _init():
 PROPERTY_SET_TWICE = {"demos-3.0__misc_regex_regex_tscn"}
 
 
-def engine_bundles(tmp: Path, cases: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+def engine_bundles(godot3: str, tmp: Path,
+                   cases: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     (tmp / "c").mkdir()
     (tmp / "project.godot").write_text("config_version=4\n")
     (tmp / "dump.gd").write_text(DUMP_SCRIPT)
     for case in cases:
         shutil.copy(CORPUS / case["case"] / case["file"], tmp / "c" / f"{case['case']}.tscn")
     (tmp / "list.txt").write_text("".join(c["case"] + "\n" for c in cases))
-    assert GODOT3 is not None
-    subprocess.run([GODOT3, "--path", str(tmp), "-s", "dump.gd"], capture_output=True,
+    subprocess.run([godot3, "--path", str(tmp), "-s", "dump.gd"], capture_output=True,
                    timeout=300, check=False)
     lines = (tmp / "engine.jsonl").read_text().splitlines()
     return {e["case"]: e for e in map(json.loads, lines)}
 
 
-@pytest.mark.skipif(GODOT3 is None, reason="godot3-server is not installed")
-def test_text_order_matches_godot3_conversion(tmp_path: Path) -> None:
-    text = pytest.importorskip("gameserde.godot.resource.text")
+def test_text_order_matches_godot3_conversion(godot3_exe: str, tmp_path: Path) -> None:
+    require(CORPUS, "godot-real")
     manifest = CORPUS / "manifest.json"
-    if not manifest.exists():
-        pytest.skip("the corpus is not here")
     cases = [c for c in json.loads(manifest.read_text())["cases"]
              if c["kind"] == "tscn" and c["engine_major"] == 3]
-    engine = engine_bundles(tmp_path, cases)
+    engine = engine_bundles(godot3_exe, tmp_path, cases)
     assert len(engine) >= len(cases) - 2
     same = 0
     for case in cases:
@@ -571,7 +556,6 @@ def test_text_order_matches_godot3_conversion(tmp_path: Path) -> None:
         if e is None or case["case"] in PROPERTY_SET_TWICE:
             continue
         scene = text.read((CORPUS / case["case"] / case["file"]).read_bytes()).scene
-        scene.version = 2  # a format=2 scene's _bundled version (Godot 3's PackedScene)
         b = write_bundled(scene)
         assert list(b["names"]) == e["names"], case["case"]
         assert b["nodes"].tolist() == e["nodes"], case["case"]

@@ -1,4 +1,4 @@
-"""Fixtures for the engine-backed conformance tests."""
+"""Fixtures for the engine-backed tests (conformance and per format)."""
 
 from __future__ import annotations
 
