@@ -5,6 +5,7 @@ read and write, whichever its form:
 * read, then written back: the same bytes (an ``RSCC`` file: the same decompressed stream);
 * a scene's tree is the same whether it comes from a binary ``_bundled`` or text sections
   (the tests of :mod:`.scene` check it in depth);
+* as JSON (both Variant views) and back: the same bytes;
 * converted to the other form and back (in memory, each form's kept data travelling
   along): the same bytes again, text to binary to text and binary to text to binary. Two
   save games hold inline ``Object(...)`` values, which the binary form cannot hold (the
@@ -22,7 +23,7 @@ import pytest
 
 from gameserde.errors import EncodeError
 from gameserde.godot import resource
-from gameserde.godot.resource import compressed
+from gameserde.godot.resource import compressed, jsonview
 from tests.conformance.corpus import corpus_dir, require
 
 CORPUS = corpus_dir("godot-real")
@@ -57,6 +58,9 @@ def test_read_write_and_convert_back(case: dict[str, Any]) -> None:
     assert file.form == ("binary" if case["kind"] in ("res", "scn") else "text")
     assert (file.scene is not None) == (file.type == "PackedScene")
     assert _stream(resource.write(file)) == _stream(data)
+    for mode in ("native", "plain"):
+        doc = json.loads(json.dumps(jsonview.to_jsonable(file, mode=mode), ensure_ascii=False))
+        assert _stream(resource.write(jsonview.from_jsonable(doc))) == _stream(data), mode
     other = "text" if file.form == "binary" else "binary"
     if case["case"] in INLINE_OBJECTS:
         with pytest.raises(EncodeError, match="inline Object"):

@@ -14,8 +14,10 @@ gives back the same bytes, in forms the engine's ``to_native`` still reads:
   ``{"type": "Signal", "args": [name, object_id]}`` (the engine writes no ``args``).
 * Objects written as ids: ``{"type": "EncodedObjectAsID", "props": ["object_id", "i:<id>"]}``
   (the engine writes ``null`` without ``full_objects``).
-* A resource file's references: ``{"type": "ExtResource", "args": ["1"]}`` and
-  ``{"type": "SubResource", "args": ["id"]}`` (the ids of the file's text form).
+* A resource file's references: ``{"type": "ExtResource", "args": ["1"]}``,
+  ``{"type": "SubResource", "args": ["id"]}`` (the ids of the file's text form) and
+  ``{"type": "ResourcePath", "args": ["res://a.tres"]}`` (with the uid second when there
+  is one).
 * Float components that are not finite are written ``"inf"``, ``"-inf"``, ``"nan"`` (the engine
   would write bare ``inf``, which is not JSON).
 * ``f:`` strings carry the shortest text that reads back to the same double; a NaN other than
@@ -153,6 +155,9 @@ def _to_json(value: Any, depth: int, max_depth: int) -> Any:
         return {"type": "RID", "args": [value.id]} if value.id else {"type": "RID"}
     if t is gt.ExtRef or t is gt.SubRef:
         return {"type": REFERENCES[t], "args": [value.id]}
+    if t is gt.ResourcePath:
+        return {"type": "ResourcePath",
+                "args": [value.path] if value.uid is None else [value.path, value.uid]}
     if t is gt.Callable:
         return {"type": "Callable"}
     if t is gt.Signal:
@@ -370,6 +375,12 @@ def _from_json(obj: Any, path: Where, depth: int, max_depth: int) -> Any:
         return gt.RID(id64(args[0], At(path, ".args[0]")) if args else 0)
     if name == "Callable":
         return gt.Callable()
+    if name == "ResourcePath":
+        parts = obj.get("args")
+        if not (isinstance(parts, list) and len(parts) in (1, 2)
+                and all(isinstance(p, str) for p in parts)):
+            raise fail("ResourcePath args are [path] or [path, uid], strings", path)
+        return gt.ResourcePath(*parts)
     if name in REFERENCE_NAMES:
         ident = obj.get("args")
         if not (isinstance(ident, list) and len(ident) == 1 and isinstance(ident[0], str)):
@@ -395,7 +406,7 @@ REFERENCE_NAMES: dict[str, Any] = {name: cls for cls, name in REFERENCES.items()
 
 TYPE_NAMES = (*MATH_FROM_COMPONENTS, *PACKED_BY_NAME, "Array", "Dictionary", "PackedByteArray",
               "PackedStringArray", "RID", "Callable", "Signal", "EncodedObjectAsID",
-              *REFERENCE_NAMES)
+              *REFERENCE_NAMES, "ResourcePath")
 """The names a native JSON object's "type" may take besides class names."""
 
 

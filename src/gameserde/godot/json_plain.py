@@ -18,7 +18,8 @@ holds the data:
   every key is a String, else pairs; ``Variant`` stands for an untyped side);
 * full Objects ``{"$Object(Node)": {"name": "n"}}``, ``{"$EncodedObjectAsID": 12}``,
   ``{"$RID": 7}``, ``{"$Callable": null}``, ``{"$Signal": ["hit", 5]}``;
-* a resource file's references ``{"$ExtResource": "1"}``, ``{"$SubResource": "id"}``;
+* a resource file's references ``{"$ExtResource": "1"}``, ``{"$SubResource": "id"}``,
+  ``{"$ResourcePath": "res://a.tres"}`` (``[path, uid]`` with a uid);
 * floats that JSON cannot write: ``{"$float": "inf"}`` (``"-inf"``, ``"nan"``, and the sign and
   payload of other NaNs as the native view writes them).
 
@@ -126,6 +127,8 @@ def _out(value: Any, depth: int, max_depth: int) -> Any:
         return {"$RID": value.id}
     if t is gt.ExtRef or t is gt.SubRef:
         return {"$" + REFERENCES[t]: value.id}
+    if t is gt.ResourcePath:
+        return {"$ResourcePath": value.path if value.uid is None else [value.path, value.uid]}
     if t is gt.Callable:
         return {"$Callable": None}
     if t is gt.Signal:
@@ -215,7 +218,8 @@ def _names(obj: dict[Any, Any], path: Where, depth: int, max_depth: int) -> dict
 
 _SIMPLE_TAGS = ("float", "StringName", "NodePath", *MATH_FROM_COMPONENTS, *PACKED_BY_NAME,
                 "PackedByteArray", "PackedStringArray", "Array", "Dictionary", "Object",
-                "EncodedObjectAsID", "RID", "Callable", "Signal", *REFERENCE_NAMES)
+                "EncodedObjectAsID", "RID", "Callable", "Signal", *REFERENCE_NAMES,
+                "ResourcePath")
 
 
 def _tag(name: str, body: Any, path: Where, depth: int, max_depth: int) -> Any:
@@ -258,6 +262,13 @@ def _tag(name: str, body: Any, path: Where, depth: int, max_depth: int) -> Any:
     if name in ("EncodedObjectAsID", "RID"):
         ident = id64(body, path)
         return gt.EncodedObjectAsID(ident) if name == "EncodedObjectAsID" else gt.RID(ident)
+    if name == "ResourcePath":
+        if isinstance(body, str):
+            return gt.ResourcePath(body)
+        if not (isinstance(body, list) and len(body) == 2
+                and all(isinstance(p, str) for p in body)):
+            raise fail(f"$ResourcePath holds the path, or [path, uid], not {short(body)}", path)
+        return gt.ResourcePath(body[0], body[1])
     if name in REFERENCE_NAMES:
         if not isinstance(body, str):
             raise fail(f"${name} holds the id, a string, not {short(body)}", path)

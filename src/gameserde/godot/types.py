@@ -256,10 +256,12 @@ class NodePath:
 
     @classmethod
     def parse(cls, text: str) -> NodePath:
-        """Parse Godot's text form: ``/root/Node:property:sub``."""
+        """Parse Godot's text form: ``/root/Node:property:sub``. Empty subnames are kept
+        (``"a:"`` has one), so that the text of any NodePath reads back as it (a binary
+        resource can hold empty ones)."""
         absolute = text.startswith("/")
         head, sep, tail = text.partition(":")
-        subnames = tuple(s for s in tail.split(":") if s) if sep else ()
+        subnames = tuple(tail.split(":")) if sep else ()
         names = tuple(n for n in head.split("/") if n)
         return cls(names, subnames, absolute)
 
@@ -311,6 +313,16 @@ class SubRef:
     scene-unique id). See :mod:`gameserde.godot.resource`."""
 
     id: str
+
+
+@dataclass(frozen=True, slots=True)
+class ResourcePath:
+    """In a text resource file, an external resource named inline by its ``path``
+    (``Resource("res://...")``, Godot 3's and older files' way) and, in Godot 4, its
+    ``uid``. See :mod:`gameserde.godot.resource`."""
+
+    path: str
+    uid: str | None = None
 
 
 @dataclass(slots=True)

@@ -6,7 +6,8 @@ file that was read gives its bytes back.
 Property values are the Variant values of :mod:`gameserde.godot.types`, and two reference
 values that exist in resource files only (defined with the others, named here too):
 :class:`ExtRef` (an external resource, by its id in the file) and :class:`SubRef` (a
-resource the file holds, by its id). An inline
+resource the file holds, by its id), and in text files :class:`ResourcePath` (an external
+resource named inline by its path, ``Resource("res://...")``). An inline
 ``Object(Type, ...)`` of a text file is a :class:`gameserde.godot.types.Object`.
 """
 
@@ -15,10 +16,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from gameserde.godot.types import ExtRef, SubRef
+from gameserde.godot.types import ExtRef, ResourcePath, SubRef
 
-__all__ = ["Connection", "ExtRef", "ExtResource", "Resource", "ResourceFile", "Scene", "SceneNode",
-           "SubRef"]
+__all__ = ["Connection", "ExtRef", "ExtResource", "Resource", "ResourceFile", "ResourcePath", "Scene",
+           "SceneNode", "SubRef"]
 
 
 @dataclass

@@ -32,7 +32,6 @@ import binascii
 import math
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from gameserde._recursion import recursion_room
@@ -40,6 +39,7 @@ from gameserde.errors import DecodeError, EncodeError, path_key
 from gameserde.godot import types as gt
 from gameserde.godot.decoder import build_dictionary
 from gameserde.godot.resource.model import ExtRef, SubRef
+from gameserde.godot.types import ResourcePath
 
 __all__ = ["MAX_DEPTH", "FloatStyle", "Reader", "ResourcePath", "c_escape", "format_float",
            "format_value", "parse_value"]
@@ -49,15 +49,6 @@ MAX_DEPTH = 256
 
 FloatStyle = str
 """``"shortest"`` (Godot 4.3 and later) or ``"g6"`` (Godot 3, Godot 4.0 to 4.2)."""
-
-
-@dataclass(frozen=True)
-class ResourcePath:
-    """An external resource named inline by its path (``Resource("res://...")``, Godot 3's
-    and old files' way) and, in Godot 4, its ``uid``."""
-
-    path: str
-    uid: str | None = None
 
 
 def f32(x: float) -> float:
