@@ -680,6 +680,25 @@ def engine_view(rep: FileReport) -> dict[Ref, tuple[str, dict[str, Any]]]:
             for ref, r in rep.by_ref().items()}
 
 
+def engine_tree(rep: FileReport, depth: int = 64) -> Any:
+    """The main resource as the engine loaded it, with every reference to a resource of the
+    file replaced by that resource's ``(class, properties)``, recursively: what two files
+    that hold the same resources under other ids are compared by."""
+    view = engine_view(rep)
+
+    def inline(value: Any, left: int) -> Any:
+        def leaf(v: Any) -> Any:
+            if isinstance(v, Ref) and v.kind == "sub" and v in view:
+                assert left > 0, "sub-resources nest too deeply"
+                cls, props = view[v]
+                return (cls, inline(props, left - 1))
+            return v
+        return map_leaves(value, leaf)
+
+    cls, props = view[Ref("main", "")]
+    return cls, inline(props, depth)
+
+
 def engine_scene(rep: FileReport) -> tuple[list[Any], list[Any], list[str]]:
     """A loaded scene's nodes, connections and editable paths with :class:`Ref` references."""
     nodes = [(n.name, n.type, n.parent, n.index, rep.normal(n.instance), n.placeholder,

@@ -97,16 +97,19 @@ def _attempt(oracle: Oracle, key: str, fn: Callable[..., Any], *args: Any) -> An
         return None
 
 
-def _convert(name: str, source: str, file: ResourceFile, form: str) -> bytes:
-    """Our conversion of ``file`` (the engine's ``source``) to ``form``, written. To binary,
+def _convert(source: str, file: ResourceFile, form: str) -> bytes:
+    """Our conversion of ``file`` (the engine's ``source``) to ``form``, written with
+    ``files.write`` (which packs a scene into ``_bundled`` for the binary form). To binary,
     it says what the engine's conversion knew: the engine is 3.2 (a text file does not
     say) and the main resource was loaded from ``res://engine/<source>``."""
     module = importlib.import_module("gameserde.godot.resource.convert")
+    files = importlib.import_module("gameserde.godot.resource.files")
     if form == "binary":
         converted = module.convert(file, form, engine=(3, 2), path=f"res://engine/{source}")
     else:
         converted = module.convert(file, form)
-    return write_file(name, converted)
+    out: bytes = files.write(converted)
+    return out
 
 
 def _edited(name: str, data: bytes) -> bytes:
@@ -181,7 +184,7 @@ def oracle(godot3_exe: str, tmp_path_factory: pytest.TempPathFactory) -> Oracle:
                   files)
     for name, (source, form) in g3.CONVERSIONS.items():
         if HAS_CONVERT and source in o.ours:
-            out = _attempt(o, f"convert/{name}", _convert, name, source, o.ours[source], form)
+            out = _attempt(o, f"convert/{name}", _convert, source, o.ours[source], form)
             _save(o, "c", "converted", name, out, files)
     for name in SCRATCH:
         out = _attempt(o, f"scratch/{name}", write_file, name,
@@ -449,4 +452,9 @@ def test_engine_loads_our_conversion(name: str, oracle: Oracle) -> None:
     assert HAS_CONVERT
     error = oracle.errors.get(f"convert/{name}")
     assert error is None, error
-    _same_load(oracle, f"c/{name}", name)
+    engine, ours = _report(oracle, f"e/{name}"), _report(oracle, f"c/{name}")
+    assert len(ours.resources) == len(engine.resources)
+    diff = first_difference(g3.engine_tree(ours), g3.engine_tree(engine))
+    assert diff is None, diff
+    diff = first_difference(list(g3.engine_scene(ours)), list(g3.engine_scene(engine)))
+    assert diff is None, diff
