@@ -362,6 +362,8 @@ def _run(args: argparse.Namespace, name: str) -> int:
     if info.takes_source:
         source = None if args.input == "-" else args.input
         read["source"] = written["source"] = source
+    if info.takes_target and args.output not in (None, "-"):
+        (written if args.verb == "convert" else read)["target"] = args.output
     to_terminal = args.output in (None, "-") and sys.stdout.isatty()
     if args.verb in ("encode", "convert") and to_terminal:
         raise UsageError(f"{name}: refusing to write binary data to a terminal; use -o FILE or "

@@ -95,7 +95,9 @@ class FormatInfo:
 
     ``takes_source``: the codec reads the input's file name from its ``source`` option (O3DE
     picks its reader and registry by extension); the command line passes the input's path
-    (``None`` for standard input).
+    (``None`` for standard input). ``takes_target``: the codec that writes reads the
+    output's file name from its ``target`` option (Godot writes a resource file in the form
+    its extension names); the command line passes ``-o``'s path.
     """
 
     name: str
@@ -104,6 +106,7 @@ class FormatInfo:
     options: tuple[Option, ...]
     epilog: str = ""
     takes_source: bool = False
+    takes_target: bool = False
 
     def options_for(self, verb: str) -> list[Option]:
         """The options ``verb`` takes (for ``convert``: those of the read side; the written

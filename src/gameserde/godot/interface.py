@@ -47,6 +47,9 @@ from gameserde.godot.encoder import encode as encode_value
 from gameserde.godot.inspect import regions
 from gameserde.godot.jsonview import from_jsonable, needs_full_objects, to_jsonable
 from gameserde.godot.profiles import MAX_DEPTH, MAX_DEPTH_LIMIT, PROFILES
+from gameserde.godot.resource.interface import ResourceSide, is_resource_data
+from gameserde.godot.resource.jsonview import is_resource_document
+from gameserde.godot.resource.model import ResourceFile
 
 __all__ = ["FORMAT", "HEADER", "GodotCodec", "codec"]
 
@@ -92,7 +95,7 @@ class GodotCodec(Codec):
 
     def __init__(self, options: Mapping[str, Any]) -> None:
         super().__init__({k: v for k, v in options.items() if v is not None})
-        given = self.options
+        given = {k: v for k, v in self.options.items() if k != "target"}
         check_options(FORMAT, given)
         for key, choices in (("profile", tuple(PROFILES)), ("framing", fr.FRAMINGS),
                              ("json", _JSON_MODES)):
@@ -118,6 +121,8 @@ class GodotCodec(Codec):
                                  given.get("framing", _DEFAULTS.framing),
                                  given.get("big_endian", _DEFAULTS.big_endian),
                                  given.get("json", _DEFAULTS.json))
+        self.resources = ResourceSide(self.settings.json, self.options.get("target"))
+        """Resource and scene files (``.res``, ``.tres``, ...), which this codec hands on."""
         if self.settings.big_endian and self.settings.framing != "store_var":
             if "framing" not in given:
                 raise UsageError("--big-endian applies to --framing store_var only; add "
@@ -135,7 +140,10 @@ class GodotCodec(Codec):
     def decode(self, data: Buffer) -> Any:
         """The Variant (``raw``, ``base64``) or the list of records (``store_var``,
         ``packet_stream``); bytes after a raw or base64 Variant are reported as a
-        :class:`~gameserde.errors.GameserdeWarning` unless ``allow_trailing``."""
+        :class:`~gameserde.errors.GameserdeWarning` unless ``allow_trailing``. A resource
+        or scene file gives its :class:`~gameserde.godot.resource.ResourceFile`."""
+        if is_resource_data(data):
+            return self.resources.decode(data)
         scan = self._read(data)
         note = self._trailing_note(scan)
         if note:
@@ -145,12 +153,17 @@ class GodotCodec(Codec):
 
     def encode(self, value: Any) -> bytes:
         """The bytes of ``value`` in the codec's framing (``store_var``, ``packet_stream``:
-        ``value`` is the list of records)."""
+        ``value`` is the list of records); a :class:`~gameserde.godot.resource.ResourceFile`
+        in the form ``target`` names, else in its own."""
+        if isinstance(value, ResourceFile):
+            return self.resources.encode(value)
         return self._write(_records_of(value, self.settings.framing), self.settings)
 
     def to_jsonable(self, value: Any) -> Any:
         """The JSON values :meth:`to_json` writes for ``value`` (with the ``"$godot"`` header
         unless the options are the defaults)."""
+        if isinstance(value, ResourceFile):
+            return self.resources.to_jsonable(value)
         s = self.settings
         body = self._body(value)
         if _header(s) == _header(_DEFAULTS):
@@ -161,6 +174,8 @@ class GodotCodec(Codec):
         """Variants have no schema: the row is the value's JSON values in the codec's JSON
         form (``json="plain"`` gives plain objects a query reads by key), without the
         ``"$godot"`` header (a Parquet part keeps the codec's options in its metadata)."""
+        if isinstance(value, ResourceFile):  # its JSON document
+            return Row("value", None, None, self.resources.to_jsonable(value))
         return Row("value", None, None, self._body(value))
 
     def _body(self, value: Any) -> Any:
@@ -174,6 +189,8 @@ class GodotCodec(Codec):
         """The value JSON values stand for, read as their ``"$godot"`` header says; a header
         whose profile, framing or byte order is not the codec's is refused (the bytes would
         not be those the JSON was made from): :meth:`from_json` follows the header."""
+        if is_resource_document(obj):
+            return self.resources.from_jsonable(obj)
         head = _read_header(obj)
         settings = self._following(head)
         for key in ("profile", "framing", "big_endian"):
@@ -194,6 +211,8 @@ class GodotCodec(Codec):
         """``data`` as JSON text, exactly what ``gameserde decode godot`` writes."""
         from gameserde._jsonio import dumps
 
+        if is_resource_data(data):
+            return self.resources.to_json(data, pretty=pretty)
         scan = self._read(data)
         note = self._trailing_note(scan)
         if note:
@@ -210,6 +229,8 @@ class GodotCodec(Codec):
         from gameserde._jsonio import loads
 
         doc = loads(text if isinstance(text, str) else bytes(text), format=self.format)
+        if is_resource_document(doc):
+            return self.resources.encode(self.resources.from_jsonable(doc))
         head = _read_header(doc)
         settings = self._following(head)
         return self._write(self._values(doc, head, settings), settings)
@@ -219,7 +240,10 @@ class GodotCodec(Codec):
 
     def verify(self, data: Buffer) -> str:
         """``ok: ...`` when the engine reads all of ``data`` back in the codec's framing;
-        bytes after a raw or base64 Variant fail unless ``allow_trailing``."""
+        bytes after a raw or base64 Variant fail unless ``allow_trailing``. A resource or
+        scene file is ok when it reads and writes back to its own bytes."""
+        if is_resource_data(data):
+            return self.resources.verify(data)
         scan = self._read(data)
         s = self.settings
         error = self._trailing_error(scan)
@@ -242,6 +266,8 @@ class GodotCodec(Codec):
         and payload, each record's length prefix (type ``length prefix``), the bytes after a
         raw Variant (``trailing bytes``); up to the first error, marked ``ERROR``. Offsets
         count bytes of the file (base64: of the bytes the text stands for, as a note says)."""
+        if is_resource_data(data):
+            raise self.resources.refuse_inspect()
         s = self.settings
         view = _view(data, s)
         try:
@@ -260,8 +286,10 @@ class GodotCodec(Codec):
 
     def convert(self, data: Buffer, to: Codec) -> bytes:
         """``data`` written with ``to``'s profile, framing and byte order: records stay
-        records; one Variant becomes one record, and a single record one Variant."""
-        if not isinstance(to, GodotCodec):
+        records; one Variant becomes one record, and a single record one Variant. A resource
+        or scene file is written in the form ``to``'s ``target`` names (as the engine
+        converts it), else in its own."""
+        if not isinstance(to, GodotCodec) or is_resource_data(data):
             return super().convert(data, to)
         if "json" in self.options:
             raise UsageError("--json applies to decode and encode; convert writes no JSON")
@@ -717,5 +745,6 @@ FORMAT = FormatInfo(
                output=True, default=False),
     ),
     epilog=_EPILOG,
+    takes_target=True,  # a resource file is written in the form the output's name says
 )
 """The Godot format's declarations: its codec factory and options."""
