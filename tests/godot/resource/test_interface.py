@@ -10,7 +10,7 @@ import pytest
 
 import gameserde
 from gameserde.cli import main
-from gameserde.errors import UsageError
+from gameserde.errors import GameserdeWarning, UsageError
 from gameserde.godot.resource import ResourceFile, convert, read, write
 from gameserde.godot.resource.interface import form_of_name, is_resource_data
 
@@ -74,3 +74,11 @@ def test_the_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     assert run("decode", "godot", str(tmp_path / "bad.tres")) == 1
     err = capsys.readouterr().err
     assert "unknown text resource format=9" in err and "Traceback" not in err
+
+
+def test_typed_containers_lose_their_types_in_the_binary_form_with_a_note() -> None:
+    typed = TRES.replace(b"format=2", b"format=3").replace(b"items = [ SubResource( 1 ) ]",
+                                                            b'items = Array[int]([1, 2])')
+    with pytest.warns(GameserdeWarning, match=r"Array\[int\] is written as an untyped Array"):
+        binary = write(read(typed), "binary")
+    assert read(binary).main.properties["items"] == [1, 2]

@@ -49,11 +49,12 @@ from __future__ import annotations
 
 import array
 import struct
+import warnings
 from collections.abc import Callable as _Fn
 from dataclasses import dataclass, field
 from typing import Any
 
-from gameserde.errors import DecodeError, EncodeError, path_key
+from gameserde.errors import DecodeError, EncodeError, GameserdeWarning, path_key
 from gameserde.godot import types as gt
 from gameserde.godot.decoder import build_dictionary
 from gameserde.godot.resource.model import ExtRef, SubRef
@@ -664,6 +665,11 @@ class VariantWriter:
         if depth >= MAX_DEPTH:
             raise self.fail(f"values are nested deeper than {MAX_DEPTH} levels")
         write = self.value
+        if _typed(v):
+            warnings.warn(f"the binary form keeps no element types: {_type_text(v)} is written "
+                          f"as an untyped {'Array' if isinstance(v, list) else 'Dictionary'} "
+                          "(the engine takes the type from the script's property when it "
+                          "loads the file)", GameserdeWarning, stacklevel=2)
         if isinstance(v, list):
             self.out += self._ii(ARRAY, len(v))
             for i, item in enumerate(v):
@@ -757,3 +763,16 @@ class VariantWriter:
             self.name(part)
         if self.ctx.format < 3:
             self.name(prop)
+
+
+def _typed(v: Any) -> bool:
+    """Whether ``v`` is an Array or Dictionary with element types (which the format drops)."""
+    if isinstance(v, gt.TypedArray):
+        return v.element_type.is_typed
+    return isinstance(v, gt.TypedDictionary) and (v.key_type.is_typed or v.value_type.is_typed)
+
+
+def _type_text(v: Any) -> str:
+    if isinstance(v, gt.TypedArray):
+        return f"Array[{v.element_type.name}]"
+    return f"Dictionary[{v.key_type.name}, {v.value_type.name}]"
