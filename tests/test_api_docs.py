@@ -16,7 +16,8 @@ from sphinx.pycode import ModuleAnalyzer
 ROOT = Path(__file__).resolve().parents[1]
 PUBLIC_MODULES = ("gameserde", "gameserde.codecs", "gameserde.formats", "gameserde.errors",
                   "gameserde.batch", "gameserde.batch.parquet", "gameserde.dask",
-                  "gameserde.godot", "gameserde.flatbuffers", "gameserde.zeze",
+                  "gameserde.godot", "gameserde.godot.resource", "gameserde.flatbuffers",
+                  "gameserde.zeze",
                   "gameserde.kingsisle", "gameserde.o3de")
 
 

@@ -43,6 +43,7 @@ from gameserde.godot.resource.model import ExtResource, Resource, ResourceFile, 
 __all__ = ["FORMS", "NEWEST", "binary_format", "convert"]
 
 FORMS = ("binary", "text")
+"""The two forms of a resource file."""
 
 NEWEST = {2: (2, 1), 3: (3, 6), 4: (4, 6)}
 """The engine a text file is taken to come from when converted to binary, by major
