@@ -18,8 +18,8 @@ from typing import Any
 
 from gameserde.godot.types import ExtRef, ResourcePath, SubRef
 
-__all__ = ["Connection", "ExtRef", "ExtResource", "Resource", "ResourceFile", "ResourcePath", "Scene",
-           "SceneNode", "SubRef"]
+__all__ = ["Connection", "ExtRef", "ExtResource", "Resource", "ResourceFile", "ResourcePath",
+           "Scene", "SceneNode", "SubRef"]
 
 
 @dataclass
