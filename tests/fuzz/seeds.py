@@ -537,11 +537,29 @@ def o3de_load() -> list[bytes]:
     return out
 
 
+GODOT_REAL = ROOT.parent / "shared" / "corpus" / "godot-real"
+
+
+def godot_resource() -> list[bytes]:
+    """The example save, text and binary, and the small files of the real-world corpus
+    (when it is beside the project): text and binary, plain and compressed."""
+    from gameserde.godot import resource
+
+    text = (ROOT / "examples" / "godot" / "savegame.tres").read_bytes()
+    out = [text, resource.write(resource.read(text), "binary")]
+    if GODOT_REAL.is_dir():
+        files = sorted(p for p in GODOT_REAL.glob("*/*") if p.name != "meta.json"
+                       and p.stat().st_size <= 2048)
+        out += [p.read_bytes() for p in files[::4]]
+    return out
+
+
 SEEDS: dict[str, Callable[[], list[bytes]]] = {
     "godot.decode": godot_decode,
     "godot.framings": godot_framings,
     "godot.inspect": godot_inspect,
     "godot.from_json": godot_from_json,
+    "godot.resource": godot_resource,
     "fb.verify": lambda: _fb(0),
     "fb.decode": lambda: _fb(0) + _fb(32)[:8],
     "fb.view": lambda: _fb(0),

@@ -101,6 +101,30 @@ def godot_decode(data: bytes) -> None:
                lambda: godot.encode(value, profile=profile, full_objects=True))
 
 
+def godot_resource(data: bytes) -> None:
+    """A resource or scene file (binary or text) read, written back, through its JSON
+    document and back, and converted to the other form: nothing but gameserde errors, and
+    the JSON within a size linear in the input (for a compressed file, in the stream it
+    inflates to, which ``max_ratio`` bounds)."""
+    from gameserde.godot import resource
+    from gameserde.godot.resource import compressed, jsonview
+
+    kind, file = outcome("godot.resource read", lambda: resource.read(data))
+    if kind != "ok":
+        return
+    size = len(data) * (compressed.DEFAULT_MAX_RATIO if compressed.is_compressed(data) else 1)
+    outcome("godot.resource write", lambda: resource.write(file))
+    for mode in GODOT_JSON_MODES:
+        kind, text = outcome(f"godot.resource JSON {mode}", lambda mode=mode: json.dumps(
+            jsonview.to_jsonable(file, mode=mode), ensure_ascii=False))
+        if kind == "ok":
+            check_weight(f"godot.resource JSON {mode}", len(text), size)
+            outcome(f"godot.resource from JSON {mode}",
+                    lambda text=text: resource.write(jsonview.from_jsonable(json.loads(text))))
+    other = "text" if file.form == "binary" else "binary"
+    outcome("godot.resource convert", lambda: resource.write(file, other))
+
+
 FRAMINGS = ("store_var", "store_var big-endian", "packet_stream", "base64")
 
 
@@ -1517,6 +1541,7 @@ TARGETS: dict[str, Callable[[bytes], None]] = {
     "godot.framings": godot_framings,
     "godot.inspect": godot_inspect,
     "godot.from_json": godot_from_json,
+    "godot.resource": godot_resource,
     "fb.verify": fb_verify,
     "fb.decode": fb_decode,
     "fb.view": fb_view,

@@ -335,3 +335,61 @@ def zeze_row(bean: str) -> Callable[[bytes], Any]:
 def test_zeze_rows_grow_linearly(family: str) -> None:
     make, bean, sizes = ZEZE_FAMILIES[family]
     assert_linear(make, zeze_row(bean), sizes, memory=False)
+
+
+# ---------------------------------------------------------------------------------------------
+# Godot resource files (text and binary): read, written back, as JSON, converted
+
+def text_properties(n: int) -> bytes:
+    return (b'[gd_resource type="Resource" format=3]\n\n[resource]\n'
+            + b"".join(b"p%d = Vector2(%d, 1.5)\n" % (i, i) for i in range(n)))
+
+
+def text_long_array(n: int) -> bytes:
+    return (b'[gd_resource type="Resource" format=3]\n\n[resource]\na = ['
+            + b", ".join(b'"s%d"' % i for i in range(n)) + b"]\n")
+
+
+def text_sub_resources(n: int) -> bytes:
+    subs = b"".join(b'[sub_resource type="Resource" id="r%d"]\nnext = %s\n\n'
+                    % (i, b'SubResource("r%d")' % (i - 1) if i else b"null")
+                    for i in range(n))
+    return (b'[gd_resource type="Resource" format=3]\n\n' + subs
+            + b'[resource]\nfirst = SubResource("r%d")\n' % (n - 1))
+
+
+def text_scene(n: int) -> bytes:
+    nodes = b"".join(b'[node name="N%d" type="Node2D" parent="."]\nposition = Vector2(%d, 0)\n\n'
+                     % (i, i) for i in range(n))
+    return b'[gd_scene format=3]\n\n[node name="Root" type="Node2D"]\n\n' + nodes
+
+
+RESOURCE_FAMILIES = {
+    "properties": (text_properties, (200, 400, 800)),
+    "long array": (text_long_array, (500, 1000, 2000)),
+    "sub-resources": (text_sub_resources, (100, 200, 400)),
+    "scene nodes": (text_scene, (100, 200, 400)),
+}
+
+
+def resource_all(data: bytes) -> Any:
+    from gameserde.godot import resource
+    from gameserde.godot.resource import jsonview
+
+    file = resource.read(data)
+    return resource.write(file), jsonview.to_jsonable(file), resource.write(
+        file, "text" if file.form == "binary" else "binary")
+
+
+@pytest.mark.parametrize("form", ["text", "binary"])
+@pytest.mark.parametrize("family", list(RESOURCE_FAMILIES))
+def test_godot_resources_grow_linearly(family: str, form: str) -> None:
+    from gameserde.godot import resource
+
+    make, sizes = RESOURCE_FAMILIES[family]
+    if form == "binary":
+        def binary(n: int) -> bytes:
+            return resource.write(resource.read(make(n)), "binary")
+        assert_linear(binary, resource_all, sizes)
+    else:
+        assert_linear(make, resource_all, sizes)

@@ -527,6 +527,9 @@ def _extra_int(node: SceneNode, key: str, where: str) -> int | None:
     if type(value) is not int:
         raise EncodeError(f"{key} is a {type(value).__name__}, not an integer",
                           path=f"{where}.extra.{key}", format="godot")
+    if not -(1 << 31) <= value < 1 << 31:
+        raise EncodeError(f"{key} {value} does not fit the 32-bit integer a scene stores",
+                          path=f"{where}.extra.{key}", format="godot")
     return value
 
 
