@@ -244,6 +244,13 @@ def cli() -> list[bytes]:
     nroot = len(targets.fb_schema_texts())
     out.append(bytes([0 | 4, nroot]) + fb_buffers()[0][1])  # the schema without root_type
     out.append(bytes([0 | 4 | 24, 1]) + fb_buffers()[0][1])  # an unknown --root-type
+    from gameserde.godot import resource
+    from gameserde.godot.resource import jsonview
+
+    for res in godot_resource()[:6]:  # resource files: decode, inspect, verify, encode
+        out += [bytes([verb, 0]) + res for verb in (0, 2, 3)]
+        doc = jsonview.to_jsonable(resource.read(res))
+        out.append(bytes([1, 0]) + json.dumps(doc).encode())
     return out
 
 
