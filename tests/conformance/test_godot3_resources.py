@@ -23,7 +23,7 @@ Generated files live in pytest's temporary directory only.
 from __future__ import annotations
 
 import copy
-import importlib.util
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,6 +31,7 @@ from typing import Any
 
 import pytest
 
+from gameserde.godot import resource
 from gameserde.godot.resource import binary, text
 from gameserde.godot.resource.model import (
     ExtRef,
@@ -44,8 +45,6 @@ from gameserde.godot.resource.scene import read_bundled, write_bundled
 from gameserde.godot.types import RID, Object, Vector2
 from tests.conformance import godot3_resources as g3
 from tests.conformance.godot3_oracle import first_difference
-
-HAS_CONVERT = importlib.util.find_spec("gameserde.godot.resource.convert") is not None
 
 ALL_FILES = g3.ENGINE_FILES + list(g3.CONVERSIONS)
 SCENES = [n for n in ALL_FILES if n.endswith(("scn", "tscn"))]
@@ -102,14 +101,11 @@ def _convert(source: str, file: ResourceFile, form: str) -> bytes:
     ``files.write`` (which packs a scene into ``_bundled`` for the binary form). To binary,
     it says what the engine's conversion knew: the engine is 3.2 (a text file does not
     say) and the main resource was loaded from ``res://engine/<source>``."""
-    module = importlib.import_module("gameserde.godot.resource.convert")
-    files = importlib.import_module("gameserde.godot.resource.files")
     if form == "binary":
-        converted = module.convert(file, form, engine=(3, 2), path=f"res://engine/{source}")
+        converted = resource.convert(file, form, engine=(3, 2), path=f"res://engine/{source}")
     else:
-        converted = module.convert(file, form)
-    out: bytes = files.write(converted)
-    return out
+        converted = resource.convert(file, form)
+    return resource.write(converted)
 
 
 def _edited(name: str, data: bytes) -> bytes:
@@ -183,7 +179,7 @@ def oracle(godot3_exe: str, tmp_path_factory: pytest.TempPathFactory) -> Oracle:
             _save(o, "x", "edited", name, _attempt(o, f"edit/{name}", _edited, name, data),
                   files)
     for name, (source, form) in g3.CONVERSIONS.items():
-        if HAS_CONVERT and source in o.ours:
+        if source in o.ours:
             out = _attempt(o, f"convert/{name}", _convert, source, o.ours[source], form)
             _save(o, "c", "converted", name, out, files)
     for name in SCRATCH:
@@ -427,29 +423,62 @@ def test_engine_loads_our_edited_scene(name: str, oracle: Oracle) -> None:
 # 4. Conversion binary <-> text as the engine converts
 
 
-@pytest.mark.xfail(not HAS_CONVERT, strict=False,
-                   reason="gameserde.godot.resource.convert (convert(file, form)) is not "
-                          "written yet")
-@pytest.mark.parametrize("name", list(g3.CONVERSIONS))
+TO_BINARY_NOT_YET = (
+    "the engine's binary saver lists in its string table every stored property of each "
+    "class, those it then skips as defaults too (resource_local_to_scene, resource_name, "
+    "script, ...), which needs the classes' property lists, and renumbers local ids in its "
+    "save order: not reproduced yet (the engine loads ours the same: the next test)")
+TO_TEXT_NOT_YET = (
+    "the engine's text saver leaves out null properties, writes sub-resources in id order "
+    "and external resources in an order the file does not give: not reproduced yet (the "
+    "engine loads ours the same: the next test)")
+NOT_YET = {"values.tres2res.res": TO_BINARY_NOT_YET, "curve.tres2res.res": TO_BINARY_NOT_YET,
+           "meta.tres2res.res": TO_BINARY_NOT_YET, "sub.tscn2scn.scn": TO_BINARY_NOT_YET,
+           "main.tscn2scn.scn": TO_BINARY_NOT_YET, "values.res2tres.tres": TO_TEXT_NOT_YET}
+"""Conversions whose bytes differ from the engine's, and why (each must still fail)."""
+
+
+@pytest.mark.parametrize("name", [
+    pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=NOT_YET[name]))
+    if name in NOT_YET else name for name in g3.CONVERSIONS])
 def test_conversion_like_the_engine(name: str, oracle: Oracle) -> None:
     source, _ = g3.CONVERSIONS[name]
     _ours(oracle, source)
-    assert HAS_CONVERT
     error = oracle.errors.get(f"convert/{name}")
     assert error is None, error
     ours = (oracle.work / "converted" / name).read_bytes()
     engine = oracle.engine_bytes(name)
+    if name.endswith((".tres", ".tscn")):  # the engine's external order varies run to run
+        ours, engine = _external_by_path(ours), _external_by_path(engine)
     assert ours == engine, _hexdiff(ours, engine)
 
 
-@pytest.mark.xfail(not HAS_CONVERT, strict=False,
-                   reason="gameserde.godot.resource.convert (convert(file, form)) is not "
-                          "written yet")
+_EXT_LINE = re.compile(rb'^\[ext_resource path="([^"]*)".* id=(\d+)\]$', re.M)
+_EXT_REF = re.compile(rb"ExtResource\( (\d+) \)")
+
+
+def _external_by_path(text: bytes) -> bytes:
+    """A Godot 3 text file with its external resources in path order, numbered from 1 (the
+    engine's text saver orders them differently from one run to the next when it converts
+    a binary file: apparently by address). The sections are on consecutive lines."""
+    found = list(_EXT_LINE.finditer(text))
+    if not found:
+        return text
+    paths = {m.group(2): m.group(1) for m in found}
+    lines = {m.group(2): m.group(0) for m in found}
+    order = sorted(paths, key=paths.__getitem__)
+    number = {old: b"%d" % n for n, old in enumerate(order, 1)}
+    block = b"\n".join(lines[i][:lines[i].rindex(b"id=")] + b"id=" + number[i] + b"]"
+                       for i in order)
+    rest = _EXT_REF.sub(lambda m: b"ExtResource( " + number[m.group(1)] + b" )",
+                        text[found[-1].end():])
+    return text[:found[0].start()] + block + rest
+
+
 @pytest.mark.parametrize("name", list(g3.CONVERSIONS))
 def test_engine_loads_our_conversion(name: str, oracle: Oracle) -> None:
     source, _ = g3.CONVERSIONS[name]
     _ours(oracle, source)
-    assert HAS_CONVERT
     error = oracle.errors.get(f"convert/{name}")
     assert error is None, error
     engine, ours = _report(oracle, f"e/{name}"), _report(oracle, f"c/{name}")

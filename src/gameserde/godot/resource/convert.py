@@ -7,7 +7,8 @@ numbers and header the other form's saver writes.
   Godot 3's text saver gives them; Godot 4's saver adds a random suffix, ``"1_k3x2p"``,
   which cannot be reproduced, so the plain numbers are written), resources keep theirs
   (Godot 3's ``local://N`` numbers, Godot 4's scene-unique ids) and the main resource
-  becomes the ``[resource]`` section (a scene's nodes). The text format is the engine's
+  becomes the ``[resource]`` section (a scene's nodes; each node's groups sorted, as the
+  text saver sorts them). The text format is the engine's
   (``format=2`` for Godot 3, ``3`` or ``4`` for Godot 4), and values are printed as that
   engine prints them (Godot 3.3 and later write empty dictionaries and infinities
   differently from 3.0 to 3.2; Godot 4.0 to 4.2 print floats with ``%g``, later versions the
@@ -107,7 +108,8 @@ def _to_text(file: ResourceFile) -> ResourceFile:
     return replace(file, form="text", format=fmt, kept=kept,
                    external=[ExtResource(e.type, e.path, ext[e.id], e.uid)
                              for e in file.external],
-                   resources=_resources(file, ext, subs), scene=_scene(file.scene, ext, subs))
+                   resources=_resources(file, ext, subs),
+                   scene=_scene(file.scene, ext, subs, sort_groups=True))
 
 
 def _to_binary(file: ResourceFile, engine: tuple[int, int], path: str | None) -> ResourceFile:
@@ -160,13 +162,18 @@ def _resources(file: ResourceFile, ext: dict[str, str],
     return out
 
 
-def _scene(scene: Scene | None, ext: dict[str, str], subs: dict[str, str]) -> Scene | None:
+def _scene(scene: Scene | None, ext: dict[str, str], subs: dict[str, str],
+           sort_groups: bool = False) -> Scene | None:
+    """``scene`` with its references mapped; ``sort_groups``: each node's groups in
+    alphabetical order, as the text saver writes them (a packed scene holds them in the
+    order the node returned them)."""
     if scene is None:
         return None
     with recursion_room(2 * MAX_DEPTH + 64):
         nodes = [replace(n, instance=_value(n.instance, ext, subs, 0, f"$.nodes[{i}]"),
                          properties=_props(n.properties, ext, subs, f"$.nodes[{i}]"),
-                         groups=list(n.groups), extra=dict(n.extra))
+                         groups=sorted(n.groups) if sort_groups else list(n.groups),
+                         extra=dict(n.extra))
                  for i, n in enumerate(scene.nodes)]
         conns = [replace(c, binds=[_value(b, ext, subs, 0, f"$.connections[{i}]")
                                    for b in c.binds])
