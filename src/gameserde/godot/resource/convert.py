@@ -35,13 +35,16 @@ from dataclasses import replace
 from typing import Any
 
 from gameserde._recursion import recursion_room
-from gameserde.errors import EncodeError, UsageError
+from gameserde.errors import DecodeError, EncodeError, UsageError
 from gameserde.godot import types as gt
 from gameserde.godot.resource import scene as scenes
 from gameserde.godot.resource import text
 from gameserde.godot.resource.model import ExtResource, Resource, ResourceFile, Scene
 
-__all__ = ["FORMS", "NEWEST", "binary_format", "convert"]
+__all__ = ["BUNDLED", "FORMS", "NEWEST", "binary_format", "convert", "lift"]
+
+BUNDLED = "_bundled"
+"""The ``PackedScene`` property that holds a scene in the binary form."""
 
 FORMS = ("binary", "text")
 """The two forms of a resource file."""
@@ -76,23 +79,32 @@ def convert(file: ResourceFile, form: str, *, engine: tuple[int, int] | None = N
         raise UsageError(f"a resource file is binary or text, not {form!r}")
     if form == file.form:
         return file
-    file = _lifted(file)
+    file = lift(file)
     if form == "text":
         return _to_text(file)
     return _to_binary(file, engine or (NEWEST.get(file.engine[0], file.engine)
                                        if file.form == "text" else file.engine), path)
 
 
-def _lifted(file: ResourceFile) -> ResourceFile:
-    """``file`` with a binary scene's ``_bundled`` read into its :class:`Scene` (as
-    :func:`gameserde.godot.resource.files.read` gives it)."""
+def lift(file: ResourceFile) -> ResourceFile:
+    """``file`` with a binary scene's ``_bundled`` dictionary read into its :class:`Scene`
+    and taken out of the ``PackedScene``'s properties; ``kept`` then has ``"bundled"`` (the
+    dictionary as read, so that an unchanged scene is written back as it was) and
+    ``"bundled_at"`` (its place among the properties)."""
     main = file.main if file.resources else None
-    if file.scene is not None or main is None or "_bundled" not in main.properties:
+    if (file.scene is not None or main is None or file.type != "PackedScene"
+            or BUNDLED not in main.properties):
         return file
-    scene, _ = scenes.read_bundled(main.properties["_bundled"])
-    props = {k: v for k, v in main.properties.items() if k != "_bundled"}
+    try:
+        scene, kept = scenes.read_bundled(main.properties[BUNDLED])
+    except DecodeError as e:
+        e.add_parent(f"[{len(file.resources) - 1}]")
+        raise
+    props = {k: v for k, v in main.properties.items() if k != BUNDLED}
     return replace(file, scene=scene,
-                   resources=[*file.resources[:-1], Resource(main.type, main.id, props)])
+                   resources=[*file.resources[:-1], Resource(main.type, main.id, props)],
+                   kept={**file.kept, "bundled": kept["bundled"],
+                         "bundled_at": list(main.properties).index(BUNDLED)})
 
 
 def _to_text(file: ResourceFile) -> ResourceFile:

@@ -4,9 +4,8 @@
 ``_bundled`` dictionary read by :mod:`.scene`); :func:`write` writes a file in its form or
 in the other one (through :func:`.convert.convert`).
 
-For a binary scene, ``kept`` has ``"bundled"`` (the ``_bundled`` dictionary as read, so that
-an unchanged scene is written back as it was) and ``"bundled_at"`` (its place among the
-``PackedScene``'s properties).
+For a binary scene, ``kept`` has ``"bundled"`` and ``"bundled_at"``
+(:func:`.convert.lift`).
 """
 
 from __future__ import annotations
@@ -14,15 +13,11 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from gameserde.errors import DecodeError, UsageError
 from gameserde.godot.resource import binary, compressed, scene, text
-from gameserde.godot.resource.convert import FORMS, convert
+from gameserde.godot.resource.convert import BUNDLED, convert, lift
 from gameserde.godot.resource.model import Resource, ResourceFile
 
-__all__ = ["BUNDLED", "is_binary", "read", "write"]
-
-BUNDLED = "_bundled"
-"""The ``PackedScene`` property that holds a scene in the binary form."""
+__all__ = ["is_binary", "read", "write"]
 
 
 def is_binary(data: bytes | bytearray | memoryview) -> bool:
@@ -39,32 +34,17 @@ def read(data: bytes | bytearray | memoryview | str, *,
         return text.read(data)
     if not is_binary(data):
         return text.read(bytes(data))
-    file = binary.read(data, max_ratio=max_ratio)
-    main = file.main
-    if file.type == "PackedScene" and BUNDLED in main.properties:
-        names = list(main.properties)
-        try:
-            file.scene, kept = scene.read_bundled(main.properties[BUNDLED])
-        except DecodeError as e:
-            e.add_parent(f"[{len(file.resources) - 1}]")
-            raise
-        file.kept["bundled"] = kept["bundled"]
-        file.kept["bundled_at"] = names.index(BUNDLED)
-        del main.properties[BUNDLED]
-    return file
+    return lift(binary.read(data, max_ratio=max_ratio))
 
 
 def write(file: ResourceFile, form: str | None = None) -> bytes:
     """The bytes of ``file`` in ``form`` (``"binary"`` or ``"text"``; default: its own).
     A file that was read and not changed is written back byte for byte in its own form."""
     form = form or file.form
-    if form not in FORMS:
-        raise UsageError(f"a resource file is binary or text, not {form!r}")
     if form != file.form:
         file = convert(file, form)
     if form == "text":
-        out = text.write(file)
-        return out.encode("utf-8") if isinstance(out, str) else out
+        return text.write(file).encode("utf-8")
     if file.scene is not None:
         file = _with_bundled(file)
     return binary.write(file)
