@@ -28,11 +28,8 @@
  *   and Dictionary.
  */
 
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
+#include "_variant_common.h"
 #include <math.h>
-#include <stdint.h>
-#include <string.h>
 
 #define API_VERSION 1
 
@@ -46,9 +43,6 @@ enum {
 
 #define FLAG_64 (1u << 16)
 #define C_DEPTH_CAP 1500 /* deeper values are left to the (stackless) Python reference */
-#define SHORT_MAX 32            /* strings up to this many bytes may be cached */
-#define KEY_CACHE_SIZE 256      /* slots for Dictionary keys; a power of two */
-#define VALUE_CACHE_SIZE 512    /* slots for other strings; a power of two */
 
 /* Decoder flags (argument `flags` of decode). */
 #define DF_TYPED 1      /* profile.typed_containers */
@@ -60,8 +54,6 @@ enum {
 #define EF_SURROGATES 2 /* profile.allow_surrogates */
 #define EF_PSA_NUL 4    /* profile.string_array_nul */
 
-static PyObject *Unsupported; /* raised to make the Python glue run the reference */
-
 /* Set by configure(): the value classes of gameserde.godot.types and build_dictionary. */
 static struct {
     PyTypeObject *vec2, *vec2i, *vec3, *vec3i, *vec4, *vec4i, *quat, *color;
@@ -69,26 +61,6 @@ static struct {
     PyObject *build_dictionary;
     int ready;
 } G;
-
-static void *
-bail(void)
-{
-    PyErr_SetNone(Unsupported);
-    return NULL;
-}
-
-static inline uint32_t
-ld_u32(const unsigned char *p)
-{
-    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) |
-           ((uint32_t)p[3] << 24);
-}
-
-static inline uint64_t
-ld_u64(const unsigned char *p)
-{
-    return (uint64_t)ld_u32(p) | ((uint64_t)ld_u32(p + 4) << 32);
-}
 
 /* ========================================================================================= */
 /* Decoder                                                                                   */
@@ -144,104 +116,6 @@ dec_fallback(Dec *d, Py_ssize_t hpos, Py_ssize_t *ppos, long depth)
     return value;
 }
 
-/* Short ASCII strings made so far, shared by every later equal one (str is immutable, so
- * sharing only saves memory, and for dictionary keys the hashing): Dictionary keys in the
- * first KEY_CACHE_SIZE slots, other strings in the rest.  Each slot keeps its string's bytes
- * as whole words, so that a lookup compares a few words.  Module state, kept for the life
- * of the process (at most a few tens of KB): the GIL is held from a lookup to the update
- * of its slot. */
-typedef struct {
-    PyObject *str; /* owned, or NULL */
-    Py_ssize_t len;
-    uint64_t words[SHORT_MAX / 8]; /* the bytes, zero-filled to whole words */
-} CachedString;
-
-static CachedString string_cache[KEY_CACHE_SIZE + VALUE_CACHE_SIZE];
-
-/* Index (0-7) of the lowest byte flagged 0x80 in `x` (not 0). */
-static inline int
-lowest_flagged_byte(uint64_t x)
-{
-#if defined(__GNUC__) || defined(__clang__)
-    return __builtin_ctzll(x) >> 3;
-#else
-    int k = 0;
-    while (!(x & 0x80)) {
-        x >>= 8;
-        k++;
-    }
-    return k;
-#endif
-}
-
-/* The first `n` (<= SHORT_MAX) bytes at `raw`, up to the first NUL: their count (returned),
- * whether they are all ASCII, a hash of them, and the bytes as little-endian words (zero
- * past the end).  The caller checked that the string's padded storage, a multiple of 4
- * bytes, is in the buffer: a tail is read as 4 or 8 bytes and what lies past `n` is masked
- * off.  A word's first zero byte is the lowest one flagged by the classic zero-byte test
- * (its false positives only ever sit above a true zero). */
-static inline Py_ssize_t
-scan_short(const unsigned char *raw, Py_ssize_t n, uint64_t *words, int *ascii, size_t *hash)
-{
-    const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
-    uint64_t any = 0, h = 0;
-    Py_ssize_t len = n;
-    for (Py_ssize_t at = 0; at < n; at += 8) {
-        Py_ssize_t rem = n - at;
-        uint64_t w = rem > 4 ? ld_u64(raw + at) : (uint64_t)ld_u32(raw + at);
-        uint64_t zero = (w - ones) & ~w & highs;
-        if (rem < 8) {
-            uint64_t valid = ((uint64_t)1 << (8 * rem)) - 1;
-            w &= valid;
-            zero &= valid;
-        }
-        if (zero) {
-            int k = lowest_flagged_byte(zero);
-            w &= k ? ~(uint64_t)0 >> (64 - 8 * k) : 0;
-            len = at + k;
-        }
-        words[at >> 3] = w;
-        any |= w;
-        h = (h ^ w) * 0x9E3779B97F4A7C15ull;
-        if (zero)
-            break;
-    }
-    *ascii = !(any & highs);
-    *hash = (size_t)((h ^ (uint64_t)len) >> 29);
-    return len;
-}
-
-/* The str of the `len` ASCII bytes at `raw` (`words` as scan_short gave them). */
-static PyObject *
-short_ascii(const unsigned char *raw, Py_ssize_t len, const uint64_t *words, size_t hash,
-            int is_key)
-{
-    CachedString *c = is_key ? &string_cache[hash & (KEY_CACHE_SIZE - 1)]
-                             : &string_cache[KEY_CACHE_SIZE + (hash & (VALUE_CACHE_SIZE - 1))];
-    int nwords = (int)((len + 7) >> 3), i;
-    if (c->str != NULL && c->len == len) {
-        for (i = 0; i < nwords && c->words[i] == words[i]; i++)
-            ;
-        if (i == nwords) {
-            Py_INCREF(c->str);
-            return c->str;
-        }
-    }
-    PyObject *s = PyUnicode_New(len, 127);
-    if (s == NULL)
-        return NULL;
-    if (len)
-        memcpy(PyUnicode_1BYTE_DATA(s), raw, (size_t)len);
-    PyObject *old = c->str;
-    Py_INCREF(s);
-    c->str = s;
-    c->len = len;
-    for (i = 0; i < nwords; i++)
-        c->words[i] = words[i];
-    Py_XDECREF(old);
-    return s;
-}
-
 /* The reference's read_string: i32 length, bytes, pad required; cut at the first NUL, one
  * leading BOM dropped; strict UTF-8 (or surrogatepass). */
 static PyObject *
@@ -286,24 +160,6 @@ dec_string(Dec *d, Py_ssize_t *ppos, int is_key)
         return NULL;
     *ppos = start + (Py_ssize_t)padded;
     return s;
-}
-
-/* A math NamedTuple: tuple.__new__(cls, items), which is what cls._make does. Steals. */
-static PyObject *
-make_tuple(PyTypeObject *cls, PyObject **items, int n)
-{
-    PyObject *o = cls->tp_alloc(cls, n);
-    if (o == NULL) {
-        for (int i = 0; i < n; i++)
-            Py_DECREF(items[i]);
-        return NULL;
-    }
-    for (int i = 0; i < n; i++)
-        PyTuple_SET_ITEM(o, i, items[i]);
-    /* Immutable and holding only numbers, it can never be part of a cycle: leave it out of
-     * the cyclic GC, as CPython does with such plain tuples. */
-    PyObject_GC_UnTrack(o);
-    return o;
 }
 
 /* n real components: f32, or f64 when `wide`. The bytes were checked by the caller. */
@@ -391,35 +247,17 @@ static PyObject *
 dec_mixed_dict(Dec *d, PyObject *dict, PyObject *key, Py_ssize_t *ppos, long depth,
                Py_ssize_t left)
 {
-    PyObject *res = NULL, *pairs = PyList_New(0);
+    PyObject *res = NULL, *pairs = pairs_of_dict(dict);
     if (pairs == NULL)
         goto done;
-    Py_ssize_t it = 0;
-    PyObject *k, *v;
-    while (PyDict_Next(dict, &it, &k, &v)) {
-        PyObject *pair = PyTuple_Pack(2, k, v);
-        if (pair == NULL || PyList_Append(pairs, pair) < 0) {
-            Py_XDECREF(pair);
-            goto done;
-        }
-        Py_DECREF(pair);
-    }
     for (Py_ssize_t i = 0; i < left; i++) {
         if (key == NULL && (key = dec_item(d, ppos, depth + 1, 1)) == NULL)
             goto done;
         PyObject *value = dec_item(d, ppos, depth + 1, 0);
         if (value == NULL)
             goto done;
-        PyObject *pair = PyTuple_New(2);
-        if (pair == NULL) {
-            Py_DECREF(value);
-            goto done;
-        }
-        PyTuple_SET_ITEM(pair, 0, key);
-        PyTuple_SET_ITEM(pair, 1, value);
+        int rc = append_pair(pairs, key, value);
         key = NULL;
-        int rc = PyList_Append(pairs, pair);
-        Py_DECREF(pair);
         if (rc < 0)
             goto done;
     }
@@ -721,8 +559,7 @@ done:
 /* ========================================================================================= */
 
 typedef struct {
-    char *buf;
-    Py_ssize_t len, cap;
+    OutBuf out;
     long wire[VT_COUNT]; /* wire id of each Variant type, -1 when the profile lacks it */
     int flags;
     long max_depth;
@@ -731,70 +568,6 @@ typedef struct {
 } Enc;
 
 static int enc_value(Enc *e, PyObject *v, long depth);
-
-static int
-enc_grow(Enc *e, Py_ssize_t more)
-{
-    Py_ssize_t cap = e->cap ? e->cap : 4096;
-    while (cap - e->len < more) {
-        if (cap > PY_SSIZE_T_MAX / 2) {
-            PyErr_NoMemory();
-            return -1;
-        }
-        cap *= 2;
-    }
-    char *b = PyMem_Realloc(e->buf, (size_t)cap);
-    if (b == NULL) {
-        PyErr_NoMemory();
-        return -1;
-    }
-    e->buf = b;
-    e->cap = cap;
-    return 0;
-}
-
-static inline int
-enc_reserve(Enc *e, Py_ssize_t more)
-{
-    if (e->cap - e->len >= more)
-        return 0;
-    return enc_grow(e, more);
-}
-
-/* Callers reserve first. */
-static inline void
-put_u32(Enc *e, uint32_t v)
-{
-    unsigned char *p = (unsigned char *)e->buf + e->len;
-    p[0] = (unsigned char)v;
-    p[1] = (unsigned char)(v >> 8);
-    p[2] = (unsigned char)(v >> 16);
-    p[3] = (unsigned char)(v >> 24);
-    e->len += 4;
-}
-
-static inline void
-put_u64(Enc *e, uint64_t v)
-{
-    put_u32(e, (uint32_t)v);
-    put_u32(e, (uint32_t)(v >> 32));
-}
-
-static inline void
-put_raw(Enc *e, const void *p, Py_ssize_t n)
-{
-    if (n)
-        memcpy(e->buf + e->len, p, (size_t)n);
-    e->len += n;
-}
-
-static inline void
-put_pad(Enc *e, Py_ssize_t n)
-{
-    int pad = (int)((4 - (n & 3)) & 3);
-    for (int i = 0; i < pad; i++)
-        e->buf[e->len++] = 0;
-}
 
 /* The reference writer, for one value; appends its bytes. */
 static int
@@ -820,40 +593,11 @@ enc_fallback(Enc *e, PyObject *v, long depth)
         return -1;
     }
     Py_ssize_t n = PyByteArray_GET_SIZE(res);
-    int rc = enc_reserve(e, n);
+    int rc = out_reserve(&e->out, n);
     if (rc == 0)
-        put_raw(e, PyByteArray_AS_STRING(res), n);
+        put_raw(&e->out, PyByteArray_AS_STRING(res), n);
     Py_DECREF(res);
     return rc;
-}
-
-/* UTF-8 of a str (strict, or surrogatepass); *owner keeps the bytes alive when set. */
-static int
-utf8_of(PyObject *s, int surrogates, const char **data, Py_ssize_t *n, PyObject **owner)
-{
-#if PY_VERSION_HEX < 0x030C0000
-    if (PyUnicode_READY(s) < 0)
-        return -1;
-#endif
-    *owner = NULL;
-    if (PyUnicode_IS_ASCII(s)) {
-        *data = (const char *)PyUnicode_1BYTE_DATA(s);
-        *n = PyUnicode_GET_LENGTH(s);
-        return 0;
-    }
-    PyObject *b = surrogates ? PyUnicode_AsEncodedString(s, "utf-8", "surrogatepass")
-                             : PyUnicode_AsUTF8String(s);
-    if (b == NULL)
-        return -1;
-    if (!PyBytes_Check(b)) {
-        Py_DECREF(b);
-        bail();
-        return -1;
-    }
-    *owner = b;
-    *data = PyBytes_AS_STRING(b);
-    *n = PyBytes_GET_SIZE(b);
-    return 0;
 }
 
 /* put_string of the reference: u32 length, bytes, zero pad. */
@@ -870,36 +614,16 @@ enc_string(Enc *e, uint32_t header, PyObject *s)
         bail();
         return -1;
     }
-    if (enc_reserve(e, n + 12) < 0) {
+    if (out_reserve(&e->out, n + 12) < 0) {
         Py_XDECREF(owner);
         return -1;
     }
-    put_u32(e, header);
-    put_u32(e, (uint32_t)n);
-    put_raw(e, data, n);
-    put_pad(e, n);
+    put_u32(&e->out, header);
+    put_u32(&e->out, (uint32_t)n);
+    put_raw(&e->out, data, n);
+    put_pad(&e->out, n);
     Py_XDECREF(owner);
     return 0;
-}
-
-/* A component as struct's 'f'/'d' would take it: exact float or int only (else -1 with no
- * error: let the reference handle the value). */
-static inline int
-real_of(PyObject *c, double *x)
-{
-    if (PyFloat_CheckExact(c)) {
-        *x = PyFloat_AS_DOUBLE(c);
-        return 0;
-    }
-    if (PyLong_CheckExact(c)) {
-        *x = PyLong_AsDouble(c);
-        if (*x == -1.0 && PyErr_Occurred()) {
-            PyErr_Clear();
-            return -1;
-        }
-        return 0;
-    }
-    return -1;
 }
 
 /* Vector2/3/4, Quaternion (real_t: f32, or f64 with the flag) and Color (always f32).
@@ -916,37 +640,37 @@ enc_reals(Enc *e, PyObject *v, int vt, int n)
         if (real_of(PyTuple_GET_ITEM(v, i), &x[i]) < 0)
             return 1;
     }
-    if (enc_reserve(e, 4 + 8 * n) < 0)
+    if (out_reserve(&e->out, 4 + 8 * n) < 0)
         return -1;
-    Py_ssize_t start = e->len;
-    put_u32(e, (uint32_t)wid | (wide ? FLAG_64 : 0));
+    Py_ssize_t start = e->out.len;
+    put_u32(&e->out, (uint32_t)wid | (wide ? FLAG_64 : 0));
     for (int i = 0; i < n; i++) {
         if (wide) {
-            if (PyFloat_Pack8(x[i], e->buf + e->len, 1) < 0)
+            if (PyFloat_Pack8(x[i], e->out.buf + e->out.len, 1) < 0)
                 goto fail;
-            e->len += 8;
+            e->out.len += 8;
         }
         else {
-            if (PyFloat_Pack4(x[i], e->buf + e->len, 1) < 0) {
+            if (PyFloat_Pack4(x[i], e->out.buf + e->out.len, 1) < 0) {
                 /* Past the float32 range: `float f = x` stores an infinity (_real32) -- for
                  * a float; struct refuses such an int, so the reference decides then. */
                 if (!PyErr_ExceptionMatches(PyExc_OverflowError))
                     goto fail;
                 if (!PyFloat_CheckExact(PyTuple_GET_ITEM(v, i))) {
                     PyErr_Clear();
-                    e->len = start;
+                    e->out.len = start;
                     return 1;
                 }
                 PyErr_Clear();
-                if (PyFloat_Pack4(copysign(Py_HUGE_VAL, x[i]), e->buf + e->len, 1) < 0)
+                if (PyFloat_Pack4(copysign(Py_HUGE_VAL, x[i]), e->out.buf + e->out.len, 1) < 0)
                     goto fail;
             }
-            e->len += 4;
+            e->out.len += 4;
         }
     }
     return 0;
 fail:
-    e->len = start;
+    e->out.len = start;
     PyErr_Clear();
     bail();
     return -1;
@@ -969,11 +693,11 @@ enc_ints(Enc *e, PyObject *v, int vt, int n)
             return 1;
         c[i] = (int32_t)x;
     }
-    if (enc_reserve(e, 4 + 4 * n) < 0)
+    if (out_reserve(&e->out, 4 + 4 * n) < 0)
         return -1;
-    put_u32(e, (uint32_t)wid);
+    put_u32(&e->out, (uint32_t)wid);
     for (int i = 0; i < n; i++)
-        put_u32(e, (uint32_t)c[i]);
+        put_u32(&e->out, (uint32_t)c[i]);
     return 0;
 }
 
@@ -991,11 +715,11 @@ enc_strings(Enc *e, PyObject *v)
             return 1;
     }
     int nul = (e->flags & EF_PSA_NUL) ? 1 : 0;
-    Py_ssize_t start = e->len;
-    if (enc_reserve(e, 8) < 0)
+    Py_ssize_t start = e->out.len;
+    if (out_reserve(&e->out, 8) < 0)
         return -1;
-    put_u32(e, (uint32_t)wid);
-    put_u32(e, (uint32_t)count);
+    put_u32(&e->out, (uint32_t)wid);
+    put_u32(&e->out, (uint32_t)count);
     for (Py_ssize_t i = 0; i < count; i++) {
         const char *data;
         Py_ssize_t n;
@@ -1003,20 +727,20 @@ enc_strings(Enc *e, PyObject *v)
         if (utf8_of(PyList_GET_ITEM(v, i), e->flags & EF_SURROGATES, &data, &n, &owner) < 0)
             goto fail;
         Py_ssize_t total = n + nul;
-        if (total > 0xFFFFFFFFll || enc_reserve(e, total + 8) < 0) {
+        if (total > 0xFFFFFFFFll || out_reserve(&e->out, total + 8) < 0) {
             Py_XDECREF(owner);
             goto fail;
         }
-        put_u32(e, (uint32_t)total);
-        put_raw(e, data, n);
+        put_u32(&e->out, (uint32_t)total);
+        put_raw(&e->out, data, n);
         if (nul)
-            e->buf[e->len++] = 0;
-        put_pad(e, total);
+            e->out.buf[e->out.len++] = 0;
+        put_pad(&e->out, total);
         Py_XDECREF(owner);
     }
     return 0;
 fail:
-    e->len = start;
+    e->out.len = start;
     if (!PyErr_Occurred())
         bail();
     return -1;
@@ -1051,15 +775,15 @@ enc_value(Enc *e, PyObject *v, long depth)
             bail();
             return -1;
         }
-        if (enc_reserve(e, 12) < 0)
+        if (out_reserve(&e->out, 12) < 0)
             return -1;
         if (x >= INT32_MIN && x <= INT32_MAX) {
-            put_u32(e, (uint32_t)wid);
-            put_u32(e, (uint32_t)(int32_t)x);
+            put_u32(&e->out, (uint32_t)wid);
+            put_u32(&e->out, (uint32_t)(int32_t)x);
         }
         else {
-            put_u32(e, (uint32_t)wid | FLAG_64);
-            put_u64(e, (uint64_t)x);
+            put_u32(&e->out, (uint32_t)wid | FLAG_64);
+            put_u64(&e->out, (uint64_t)x);
         }
         return 0;
     }
@@ -1068,9 +792,9 @@ enc_value(Enc *e, PyObject *v, long depth)
         if (wid < 0)
             return enc_fallback(e, v, depth);
         double x = PyFloat_AS_DOUBLE(v);
-        if (enc_reserve(e, 12) < 0)
+        if (out_reserve(&e->out, 12) < 0)
             return -1;
-        char *p = e->buf + e->len + 4;
+        char *p = e->out.buf + e->out.len + 4;
         /* is_float32: struct's f32 round trip equals the value (an overflow says no). */
         int is32 = 0;
         if (PyFloat_Pack4(x, p, 1) == 0) {
@@ -1082,14 +806,14 @@ enc_value(Enc *e, PyObject *v, long depth)
         else
             PyErr_Clear();
         if (is32) {
-            put_u32(e, (uint32_t)wid);
-            e->len += 4;
+            put_u32(&e->out, (uint32_t)wid);
+            e->out.len += 4;
         }
         else {
-            put_u32(e, (uint32_t)wid | FLAG_64);
-            if (PyFloat_Pack8(x, e->buf + e->len, 1) < 0)
+            put_u32(&e->out, (uint32_t)wid | FLAG_64);
+            if (PyFloat_Pack8(x, e->out.buf + e->out.len, 1) < 0)
                 return -1;
-            e->len += 8;
+            e->out.len += 8;
         }
         return 0;
     }
@@ -1098,10 +822,10 @@ enc_value(Enc *e, PyObject *v, long depth)
         Py_ssize_t n = PyDict_GET_SIZE(v);
         if (wid < 0 || depth >= C_DEPTH_CAP || n > 0xFFFFFFFFll)
             return enc_fallback(e, v, depth);
-        if (enc_reserve(e, 8) < 0)
+        if (out_reserve(&e->out, 8) < 0)
             return -1;
-        put_u32(e, (uint32_t)wid);
-        put_u32(e, (uint32_t)n);
+        put_u32(&e->out, (uint32_t)wid);
+        put_u32(&e->out, (uint32_t)n);
         Py_ssize_t i = 0;
         PyObject *key, *value;
         while (PyDict_Next(v, &i, &key, &value)) {
@@ -1126,10 +850,10 @@ enc_value(Enc *e, PyObject *v, long depth)
         Py_ssize_t n = Py_SIZE(v);
         if (wid < 0 || depth >= C_DEPTH_CAP || n > 0xFFFFFFFFll)
             return enc_fallback(e, v, depth);
-        if (enc_reserve(e, 8) < 0)
+        if (out_reserve(&e->out, 8) < 0)
             return -1;
-        put_u32(e, (uint32_t)wid);
-        put_u32(e, (uint32_t)n);
+        put_u32(&e->out, (uint32_t)wid);
+        put_u32(&e->out, (uint32_t)n);
         for (Py_ssize_t i = 0; i < n; i++) {
             if (Py_SIZE(v) != n) { /* a list changed under us */
                 bail();
@@ -1148,19 +872,19 @@ enc_value(Enc *e, PyObject *v, long depth)
         wid = e->wire[VT_NIL];
         if (wid < 0)
             return enc_fallback(e, v, depth);
-        if (enc_reserve(e, 4) < 0)
+        if (out_reserve(&e->out, 4) < 0)
             return -1;
-        put_u32(e, (uint32_t)wid);
+        put_u32(&e->out, (uint32_t)wid);
         return 0;
     }
     if (t == &PyBool_Type) {
         wid = e->wire[VT_BOOL];
         if (wid < 0)
             return enc_fallback(e, v, depth);
-        if (enc_reserve(e, 8) < 0)
+        if (out_reserve(&e->out, 8) < 0)
             return -1;
-        put_u32(e, (uint32_t)wid);
-        put_u32(e, v == Py_True ? 1 : 0);
+        put_u32(&e->out, (uint32_t)wid);
+        put_u32(&e->out, v == Py_True ? 1 : 0);
         return 0;
     }
     if (t == &PyBytes_Type || t == &PyByteArray_Type) {
@@ -1168,12 +892,12 @@ enc_value(Enc *e, PyObject *v, long depth)
         Py_ssize_t n = t == &PyBytes_Type ? PyBytes_GET_SIZE(v) : PyByteArray_GET_SIZE(v);
         if (wid < 0 || n > 0xFFFFFFFFll)
             return enc_fallback(e, v, depth);
-        if (enc_reserve(e, n + 12) < 0)
+        if (out_reserve(&e->out, n + 12) < 0)
             return -1;
-        put_u32(e, (uint32_t)wid);
-        put_u32(e, (uint32_t)n);
-        put_raw(e, t == &PyBytes_Type ? PyBytes_AS_STRING(v) : PyByteArray_AS_STRING(v), n);
-        put_pad(e, n);
+        put_u32(&e->out, (uint32_t)wid);
+        put_u32(&e->out, (uint32_t)n);
+        put_raw(&e->out, t == &PyBytes_Type ? PyBytes_AS_STRING(v) : PyByteArray_AS_STRING(v), n);
+        put_pad(&e->out, n);
         return 0;
     }
     rc = 1;
@@ -1241,10 +965,10 @@ sp_encode(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 
     PyObject *result = NULL;
     if (e.max_depth >= 0 && enc_value(&e, args[0], 0) == 0)
-        result = PyBytes_FromStringAndSize(e.buf, e.len);
+        result = PyBytes_FromStringAndSize(e.out.buf, e.out.len);
     else if (!PyErr_Occurred())
         bail();
-    PyMem_Free(e.buf);
+    PyMem_Free(e.out.buf);
     Py_XDECREF(e.writer);
     return result;
 }
