@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import copy
 import re
+import runpy
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -45,6 +46,8 @@ from gameserde.godot.resource.scene import read_bundled, write_bundled
 from gameserde.godot.types import RID, Object, Vector2
 from tests.conformance import godot3_resources as g3
 from tests.conformance.godot3_oracle import first_difference
+
+ROOT = Path(__file__).resolve().parents[2]
 
 ALL_FILES = g3.ENGINE_FILES + list(g3.CONVERSIONS)
 SCENES = [n for n in ALL_FILES if n.endswith(("scn", "tscn"))]
@@ -423,18 +426,11 @@ def test_engine_loads_our_edited_scene(name: str, oracle: Oracle) -> None:
 # 4. Conversion binary <-> text as the engine converts
 
 
-TO_BINARY_NOT_YET = (
-    "the engine's binary saver lists in its string table every stored property of each "
-    "class, those it then skips as defaults too (resource_local_to_scene, resource_name, "
-    "script, ...), which needs the classes' property lists, and renumbers local ids in its "
-    "save order: not reproduced yet (the engine loads ours the same: the next test)")
-TO_TEXT_NOT_YET = (
-    "the engine's text saver leaves out null properties, writes sub-resources in id order "
-    "and external resources in an order the file does not give: not reproduced yet (the "
-    "engine loads ours the same: the next test)")
-NOT_YET = {"values.tres2res.res": TO_BINARY_NOT_YET, "curve.tres2res.res": TO_BINARY_NOT_YET,
-           "meta.tres2res.res": TO_BINARY_NOT_YET, "sub.tscn2scn.scn": TO_BINARY_NOT_YET,
-           "main.tscn2scn.scn": TO_BINARY_NOT_YET, "values.res2tres.tres": TO_TEXT_NOT_YET}
+NOT_YET = {"values.tres2res.res": (
+    "the engine's binary saver writes every variable of a resource's script, those the text "
+    "file leaves out because they hold null too (the text saver leaves out null Object "
+    "properties), and lists their names in its string table: only the script's source says "
+    "which variables it has (the engine loads ours the same: the next test)")}
 """Conversions whose bytes differ from the engine's, and why (each must still fail)."""
 
 
@@ -487,3 +483,13 @@ def test_engine_loads_our_conversion(name: str, oracle: Oracle) -> None:
     assert diff is None, diff
     diff = first_difference(list(g3.engine_scene(ours)), list(g3.engine_scene(engine)))
     assert diff is None, diff
+
+
+def test_class_property_table_is_the_engines(godot3_exe: str) -> None:
+    """The stored properties of Godot 3's resource classes that gameserde ships (the binary
+    saver's string table lists them) are what the engine lists."""
+    script = runpy.run_path(str(ROOT / "scripts" / "make_godot3_properties.py"))
+    table = script["engine_properties"](godot3_exe)
+    assert len(table) > 200
+    assert script["text"](table) == script["TABLE"].read_text(encoding="utf-8"), (
+        "run: python scripts/make_godot3_properties.py --write")

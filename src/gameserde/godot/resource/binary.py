@@ -63,6 +63,7 @@ from gameserde.godot.resource.binary_variant import (
     VariantReader,
     VariantWriter,
 )
+from gameserde.godot.resource.classes import saver_names
 from gameserde.godot.resource.model import ExtResource, Resource, ResourceFile, SubRef
 
 __all__ = ["FLAG_HAS_SCRIPT_CLASS", "FLAG_NAMED_SCENE_IDS", "FLAG_REAL_T_IS_DOUBLE",
@@ -268,7 +269,8 @@ def _read_resource(rd: VariantReader, pos: int, rid: str) -> tuple[Resource, int
 
 def _engine_strings(file: ResourceFile) -> list[str]:
     """The string table the saver builds: NodePath parts in the order its walk from the main
-    resource finds them (sub-resources when first referenced), then property names."""
+    resource finds them (sub-resources when first referenced), then the property names of
+    each resource's class (:func:`.classes.saver_names`)."""
     order: dict[str, None] = {}
     by_id = {r.id: r for r in file.resources}
     if file.resources:
@@ -295,7 +297,7 @@ def _engine_strings(file: ResourceFile) -> list[str]:
             elif isinstance(v, dict | gt.Dictionary):
                 stack.append(iter([x for pair in v.items() for x in pair]))
     for r in file.resources:
-        order.update(dict.fromkeys(r.properties))
+        order.update(dict.fromkeys(saver_names(r.type, r.properties, file.engine)))
     return list(order)
 
 

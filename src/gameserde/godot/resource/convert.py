@@ -40,6 +40,7 @@ from gameserde.godot import types as gt
 from gameserde.godot.resource import scene as scenes
 from gameserde.godot.resource import text
 from gameserde.godot.resource.model import ExtResource, Resource, ResourceFile, Scene
+from gameserde.godot.resource.saver_order import save_order
 
 __all__ = ["BUNDLED", "FORMS", "NEWEST", "binary_format", "convert", "lift"]
 
@@ -110,17 +111,29 @@ def lift(file: ResourceFile) -> ResourceFile:
 def _to_text(file: ResourceFile) -> ResourceFile:
     major, minor = file.engine
     before = file.kept.get("ids", {}).get("text", {})
-    ext = {e.id: before.get("external", {}).get(e.id, e.id) for e in file.external}
-    subs: dict[str, str] = {file.main.id: before.get("main", "")}
+    bundled = file.kept.get("bundled")
+    variants = None
+    if isinstance(bundled, dict | gt.Dictionary) and "variants" in bundled:
+        variants = bundled["variants"]
+    if before:
+        ext = {e.id: before.get("external", {}).get(e.id, e.id) for e in file.external}
+        subs = {old: before.get("resources", {}).get(old, old) for old in _sub_ids(file)}
+        order, nulls = _restored(file, before), {}
+    else:
+        order, found = save_order(file.resources, [e.id for e in file.external], "text",
+                                  godot4=major >= 4, variants=variants)
+        ext = {old: str(i) for i, old in enumerate(found, 1)}
+        subs = {old: old for old in _sub_ids(file)}
+        nulls = _nulls(file)
+    subs[file.main.id] = before.get("main", "")
     kept = {"text_godot3_dialect": "3.5" if (major, minor) >= (3, 3) else "3.2",
             "text_float_style": "shortest" if (major, minor) >= (4, 3) else "g6",
-            **file.kept, "ids": _ids(file, "binary", ext, subs)}
+            **file.kept, "ids": _ids(file, "binary", ext, subs, nulls)}
     fresh = replace(file, kept={}, external=list(file.external))
     fmt = before.get("format") or text.text_format(fresh)
     return replace(file, form="text", format=fmt, kept=kept,
-                   external=[ExtResource(e.type, e.path, ext[e.id], e.uid)
-                             for e in file.external],
-                   resources=_resources(file, ext, subs),
+                   external=_external(file, ext), resources=_resources(file, ext, subs, order,
+                                                                       nulls),
                    scene=_scene(file.scene, ext, subs, sort_groups=True))
 
 
@@ -128,25 +141,83 @@ def _to_binary(file: ResourceFile, engine: tuple[int, int], path: str | None) ->
     before = file.kept.get("ids", {}).get("binary", {})
     if not path and before and "engine" in before:
         engine = (int(before["engine"][0]), int(before["engine"][1]))
-    ext = {e.id: str(i) for i, e in enumerate(file.external, 1)}
-    ids = [r.id for r in file.resources[:-1]]
-    main_id = path or before.get("main") or _next_id(ids, named=binary_format(engine) >= 4)
-    subs = {file.main.id: main_id}
-    kept = {**file.kept, "ids": _ids(file, "text", ext, subs)}
+    named = binary_format(engine) >= 4
+    if before:
+        ext = {e.id: before.get("external", {}).get(e.id, e.id) for e in file.external}
+        subs = {old: before.get("resources", {}).get(old, old) for old in _sub_ids(file)}
+        order = _restored(file, before)
+        main_id = path or before.get("main") or _next_id(list(subs.values()), named)
+    else:
+        variants = None
+        if file.scene is not None:
+            variants = scenes.write_bundled(file.scene, order="text")["variants"]
+        order, found = save_order(file.resources, [e.id for e in file.external], "binary",
+                                  godot4=engine[0] >= 4, variants=variants)
+        ext = {old: str(i) for i, old in enumerate(found, 1)}
+        # Godot 3's text loader does not give the resources it loads their ids: its binary
+        # saver numbers them anew, in the order it writes them
+        subs = {old: old if named else str(i) for i, old in enumerate(order[:-1], 1)}
+        main_id = path or _next_id(list(subs.values()), named)
+    subs[file.main.id] = main_id
+    kept = {**file.kept, "ids": _ids(file, "text", ext, subs, {})}
     fmt = int(before.get("format", binary_format(engine)))
     return replace(file, form="binary", engine=engine, format=fmt, kept=kept,
-                   external=[ExtResource(e.type, e.path, ext[e.id], e.uid)
-                             for e in file.external],
-                   resources=_resources(file, ext, subs), scene=_scene(file.scene, ext, subs))
+                   external=_external(file, ext),
+                   resources=_resources(file, ext, subs, order, {}, before.get("nulls", {})),
+                   scene=_scene(file.scene, ext, subs))
 
 
-def _ids(file: ResourceFile, form: str, ext: dict[str, str],
-         subs: dict[str, str]) -> dict[str, Any]:
+def _sub_ids(file: ResourceFile) -> list[str]:
+    return [r.id for r in file.resources[:-1]]
+
+
+def _restored(file: ResourceFile, before: dict[str, Any]) -> list[str]:
+    """The ids of ``file``'s resources in the order the form it came from had them (by
+    their ids in that form, ``before["resources"]`` maps this form's ids to those), the main
+    one last; resources that form did not have keep their order after those it had."""
+    back = before.get("resources", {})
+    rank = {rid: i for i, rid in enumerate(before.get("order", []))}
+    subs = _sub_ids(file)
+    known = sorted((r for r in subs if back.get(r, r) in rank), key=lambda r: rank[back.get(r, r)])
+    return [*known, *(r for r in subs if back.get(r, r) not in rank), file.main.id]
+
+
+def _nulls(file: ResourceFile) -> dict[str, list[list[Any]]]:
+    """Where each resource of ``file`` has a property whose value is null, by resource id:
+    ``[index, name]`` pairs. The text saver leaves out an Object property that is null,
+    which is the only kind of property that holds null in a file (a binary file does not
+    say a property's type)."""
+    out: dict[str, list[list[Any]]] = {}
+    for r in file.resources:
+        found = [[i, name] for i, (name, v) in enumerate(r.properties.items()) if v is None]
+        if found:
+            out[r.id] = found
+    return out
+
+
+def _external(file: ResourceFile, ext: dict[str, str]) -> list[ExtResource]:
+    """``file``'s external resources with their new ids, in the order of those ids."""
+    renamed = [ExtResource(e.type, e.path, ext[e.id], e.uid) for e in file.external]
+    return sorted(renamed, key=lambda e: _id_rank(e.id))
+
+
+def _id_rank(rid: str) -> tuple[int, int, str]:
+    """An external resource id's place: ``"2"`` and ``"2_k3x2p"`` by their number, others
+    after them by text."""
+    head = rid.split("_", 1)[0]
+    return (0, int(head), rid) if head.isdigit() else (1, 0, rid)
+
+
+def _ids(file: ResourceFile, form: str, ext: dict[str, str], subs: dict[str, str],
+         nulls: dict[str, list[list[Any]]]) -> dict[str, Any]:
     """``kept["ids"]`` after converting ``file`` out of ``form``: what ``form`` called its
-    external resources and its main resource (by their ids in the new form), its format
-    number and engine, for a conversion back."""
+    external resources and its resources (by their ids in the new form), their order, the
+    null properties the conversion left out (by ``form``'s resource ids), its format number
+    and engine, for a conversion back."""
     ids = dict(file.kept.get("ids", {}))
     ids[form] = {"external": {new: old for old, new in ext.items()},
+                 "resources": {new: old for old, new in subs.items() if old != file.main.id},
+                 "order": _sub_ids(file), "nulls": nulls,
                  "main": file.main.id, "format": file.format, "engine": list(file.engine)}
     return ids
 
@@ -164,14 +235,34 @@ def _next_id(ids: list[str], named: bool) -> str:
     return name
 
 
-def _resources(file: ResourceFile, ext: dict[str, str],
-               subs: dict[str, str]) -> list[Resource]:
+def _resources(file: ResourceFile, ext: dict[str, str], subs: dict[str, str],
+               order: list[str], drop: dict[str, list[list[Any]]],
+               restore: dict[str, list[list[Any]]] | None = None) -> list[Resource]:
+    """``file``'s resources in ``order`` (by their ids) with their new ids and references,
+    less the properties ``drop`` names and with the null ones ``restore`` names (by the new
+    ids) put back in their places."""
+    by_id = {r.id: (i, r) for i, r in enumerate(file.resources)}
     out = []
     with recursion_room(2 * MAX_DEPTH + 64):
-        for i, r in enumerate(file.resources):
-            rid = subs.get(r.id, r.id) if i == len(file.resources) - 1 else r.id
-            out.append(Resource(r.type, rid, _props(r.properties, ext, subs, f"[{i}]")))
+        for rid in order:
+            i, r = by_id[rid]
+            props = _props(r.properties, ext, subs, f"[{i}]")
+            for _, name in drop.get(rid, ()):
+                props.pop(name, None)
+            new_id = subs.get(rid, rid)
+            if restore and new_id in restore:
+                props = _with_nulls(props, restore[new_id])
+            out.append(Resource(r.type, new_id, props))
     return out
+
+
+def _with_nulls(props: dict[str, Any], nulls: list[list[Any]]) -> dict[str, Any]:
+    """``props`` with the null properties a conversion left out back in their places."""
+    items = list(props.items())
+    for index, name in nulls:
+        if name not in props:
+            items.insert(min(int(index), len(items)), (str(name), None))
+    return dict(items)
 
 
 def _scene(scene: Scene | None, ext: dict[str, str], subs: dict[str, str],
