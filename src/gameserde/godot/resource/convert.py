@@ -3,28 +3,34 @@ one when it loads it and saves it in the other form (``ResourceLoader.load`` the
 ``ResourceSaver.save``): the same resources, properties and scene, with the ids, version
 numbers and header the other form's saver writes.
 
-* **Binary to text.** External resources keep their ids (``"1"`` to ``"N"``, the numbers
-  Godot 3's text saver gives them; Godot 4's saver adds a random suffix, ``"1_k3x2p"``,
-  which cannot be reproduced, so the plain numbers are written), resources keep theirs
-  (Godot 3's ``local://N`` numbers, Godot 4's scene-unique ids) and the main resource
-  becomes the ``[resource]`` section (a scene's nodes; each node's groups sorted, as the
-  text saver sorts them). The text format is the engine's
-  (``format=2`` for Godot 3, ``3`` or ``4`` for Godot 4), and values are printed as that
-  engine prints them (Godot 3.3 and later write empty dictionaries and infinities
-  differently from 3.0 to 3.2; Godot 4.0 to 4.2 print floats with ``%g``, later versions the
-  shortest text).
-* **Text to binary.** External resources are numbered ``"1"`` to ``"N"`` in file order
-  (references follow), resources keep their ids, and the main resource takes ``path`` (the
-  ``res://`` path it was loaded from: the engine writes it when it saves a loaded resource
-  elsewhere) or else the next ``local://`` number (a scene-unique id, ``"main"``, in
-  Godot 4). A text file does not say which minor version wrote it: ``engine`` chooses
-  (default: the newest of its major version gameserde knows, :data:`NEWEST`), and the binary
-  format number follows from it (Godot 3.0 wrote format 2 and every int as 64 bits).
+Both ways, the resources come in the order the new form's saver finds them and the
+external resources are numbered ``"1"`` to ``"N"`` as it finds them
+(:mod:`.saver_order`; Godot 4's text saver adds a random suffix to those ids, ``"1_k3x2p"``,
+which cannot be reproduced).
+
+* **Binary to text.** Resources keep their ids (Godot 3's ``local://N`` numbers, Godot 4's
+  scene-unique ids) and the main resource becomes the ``[resource]`` section (a scene's
+  nodes; each node's groups sorted, as the text saver sorts them). Properties holding null
+  are left out, as the text saver leaves out null Object properties (a binary file does not
+  say a property's type; Object properties are the ones that hold null). The text format is
+  the engine's (``format=2`` for Godot 3, ``3`` or ``4`` for Godot 4), and values are
+  printed as that engine prints them (Godot 3.3 and later write empty dictionaries and
+  infinities differently from 3.0 to 3.2; Godot 4.0 to 4.2 print floats with ``%g``, later
+  versions the shortest text).
+* **Text to binary.** Godot 3's resources are numbered anew in save order (its text loader
+  does not give them their ids), Godot 4's keep theirs, and the main resource takes
+  ``path`` (the ``res://`` path it was loaded from: the engine writes it when it saves a
+  loaded resource elsewhere) or else the next ``local://`` number (a scene-unique id,
+  ``"main"``, in Godot 4). A text file does not say which minor version wrote it:
+  ``engine`` chooses (default: the newest of its major version gameserde knows,
+  :data:`NEWEST`), and the binary format number follows from it (Godot 3.0 wrote format 2
+  and every int as 64 bits). The string table lists each class's stored properties as the
+  binary saver does (:mod:`.classes`).
 
 What each form keeps for its own byte-exact rewrite (``ResourceFile.kept``) travels along,
-unused, with the ids each form gave its resources (``kept["ids"]``: per form, the
-external resources' ids and the main resource's): a file converted to the other form and
-back is the file it was (text to binary to text gives the same text, binary to text to
+unused, with what each form had that the conversion changed (``kept["ids"]``: per form,
+the ids of the external resources and resources, their order and the null properties left
+out): a file converted to the other form and back is the file it was (text to binary to text gives the same text, binary to text to
 binary the same bytes), while a file converted once is written as the engine writes a
 fresh one.
 """
