@@ -18,10 +18,11 @@ case "$venv" in /*) ;; *) venv="$PWD/$venv" ;; esac
 python="${PYTHON:-python3}"
 
 # The environment is rebuilt when the requirements, the build hook or the interpreter change;
-# the C accelerators are rebuilt (an editable reinstall) whenever a C source changes.
+# the C accelerators are rebuilt (an editable reinstall) whenever a C source or header changes.
 requirements_stamp="$("$python" -c 'import sys; print(sys.version)' | cat - pyproject.toml \
     hatch_build.py | sha256sum | cut -c1-32)"
-sources_stamp="$(cat src/gameserde/*/*.c | sha256sum | cut -c1-32)"
+sources_stamp="$(find src/gameserde -name '*.[ch]' | LC_ALL=C sort | xargs cat \
+    | sha256sum | cut -c1-32)"
 
 if [ ! -x "$venv/bin/python" ] \
         || [ "$(cat "$venv/.requirements-stamp" 2>/dev/null)" != "$requirements_stamp" ]; then
