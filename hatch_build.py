@@ -30,6 +30,7 @@ from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 
 EXTENSIONS = (
     "gameserde.godot._speedups",
+    "gameserde.godot.resource._speedups",
     "gameserde.flatbuffers._encoder_speedups",
     "gameserde.flatbuffers._reader_speedups",
     "gameserde.flatbuffers._json_speedups",

@@ -57,6 +57,7 @@ from typing import Any
 from gameserde.errors import DecodeError, EncodeError, GameserdeWarning, path_key
 from gameserde.godot import types as gt
 from gameserde.godot.decoder import build_dictionary
+from gameserde.godot.resource import _accel
 from gameserde.godot.resource.model import ExtRef, SubRef
 
 __all__ = ["DOUBLE", "FLOAT", "INT32", "INT64", "MAX_DEPTH", "OBJECT", "PROPERTY", "TYPE_NAMES",
@@ -308,7 +309,16 @@ class VariantReader:
     # -- values ---------------------------------------------------------------------------
 
     def value(self, pos: int, depth: int = 0) -> tuple[Any, int]:
-        """The Variant at ``pos`` and the position after it."""
+        """The Variant at ``pos`` and the position after it (a top-level one through the C
+        twin when it is enabled: :mod:`._accel`)."""
+        if depth == 0 and _accel.ENABLED and not self.ctx.big_endian:
+            fast = _accel.read_value(self, pos)
+            if fast is not None:
+                return fast
+        return self.reference_value(pos, depth)
+
+    def reference_value(self, pos: int, depth: int) -> tuple[Any, int]:
+        """:meth:`value` in Python, the reference."""
         tid = 0
         try:
             return self._value(pos, depth)
@@ -436,7 +446,7 @@ class VariantReader:
         pos += 4
         items: list[Any] = []
         append = items.append
-        read = self.value
+        read = self.reference_value
         for i in range(n):
             try:
                 v, pos = read(pos, depth)
@@ -450,7 +460,7 @@ class VariantReader:
         n = self.count(pos, "entries of a Dictionary", 8, _COUNT_MASK)
         pos += 4
         pairs: list[tuple[Any, Any]] = []
-        read = self.value
+        read = self.reference_value
         for i in range(n):
             try:
                 k, pos = read(pos, depth)
@@ -574,7 +584,15 @@ class VariantWriter:
             raise self.fail("PackedVector4Array needs a resource of format 6 (Godot 4.3+)")
 
     def value(self, v: Any, depth: int = 0) -> None:
-        """Append ``v``'s encoding."""
+        """Append ``v``'s encoding (a top-level value through the C twin when it is
+        enabled: :mod:`._accel`)."""
+        if depth == 0 and _accel.ENABLED and not self.ctx.big_endian and _accel.write_value(
+                self, v):
+            return
+        self.reference_value(v, depth)
+
+    def reference_value(self, v: Any, depth: int) -> None:
+        """:meth:`value` in Python, the reference."""
         out = self.out
         t = type(v)
         if t is bool:
@@ -664,7 +682,7 @@ class VariantWriter:
     def container(self, v: Any, depth: int) -> None:
         if depth >= MAX_DEPTH:
             raise self.fail(f"values are nested deeper than {MAX_DEPTH} levels")
-        write = self.value
+        write = self.reference_value
         if _typed(v):
             warnings.warn(f"the binary form keeps no element types: {_type_text(v)} is written "
                           f"as an untyped {'Array' if isinstance(v, list) else 'Dictionary'} "
