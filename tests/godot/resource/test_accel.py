@@ -25,6 +25,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from gameserde._recursion import recursion_room
 from gameserde.errors import DecodeError, EncodeError, GameserdeWarning
 from gameserde.godot import types as gt
 from gameserde.godot.resource import _accel, binary, binary_variant
@@ -362,3 +363,19 @@ def test_dictionary_kinds_match() -> None:
         ctx = _context("godot4")
         fast, slow = both(lambda c=case, x=ctx: read_all(x, write_all(x, [c], {})[0], 1))
         assert identical(fast, slow)
+
+
+@pytest.mark.parametrize("depth", [1023, 1024, 1025])
+def test_nesting_limit_is_the_references(depth: int) -> None:
+    """MAX_DEPTH levels of Arrays and Dictionaries and no more, both ways."""
+    nested: Any = 1
+    for i in range(depth):
+        nested = [nested] if i % 2 else {"k": nested}
+    ctx = _context("godot4")
+    with recursion_room(3 * binary_variant.MAX_DEPTH + 64):
+        fast, slow = both(lambda: write_all(ctx, [nested], {}))
+        assert fast == slow
+        stream = struct.pack("<II", 30, 1) * depth + struct.pack("<Ii", 3, 1)
+        fast, slow = both(lambda: read_all(ctx, stream, 1))
+        assert identical(fast, slow)
+    assert (fast[0] == "ok") == (depth <= binary_variant.MAX_DEPTH)
