@@ -1,7 +1,8 @@
 """Hatchling build hook: compile the optional C accelerators listed in ``EXTENSIONS``.
 
 The package is pure Python; each extension only makes one codec faster (the Godot codec,
-see ``src/gameserde/godot/_accel.py``; the FlatBuffers encoder and reader, see
+see ``src/gameserde/godot/_accel.py``; the Variants of Godot's binary resource files, see
+``src/gameserde/godot/resource/_accel.py``; the FlatBuffers encoder and reader, see
 ``src/gameserde/flatbuffers/_accel.py``; the Zeze bean codec, see
 ``src/gameserde/zeze/_accel.py``; the KingsIsle serializer, see
 ``src/gameserde/kingsisle/_accel.py``). They are compiled with setuptools' ``build_ext``

@@ -15,7 +15,8 @@
  * Safety rules: every length is checked against the bytes left before memory is touched
  * (positions are signed and may pass the end only the way the reference allows, after a
  * PackedByteArray whose pad is missing); C recursion stops at C_DEPTH_CAP, past which values
- * go to the Python fallback.
+ * go to the Python fallback.  Helpers shared with the binary-resource twin
+ * (resource/_speedups.c) live in _variant_common.h.
  *
  * Speed (the values are the same as the reference's, only made more cheaply):
  * - the cyclic GC is paused while decoding (everything built is new and acyclic);
