@@ -30,9 +30,9 @@ which cannot be reproduced).
 What each form keeps for its own byte-exact rewrite (``ResourceFile.kept``) travels along,
 unused, with what each form had that the conversion changed (``kept["ids"]``: per form,
 the ids of the external resources and resources, their order and the null properties left
-out): a file converted to the other form and back is the file it was (text to binary to text gives the same text, binary to text to
-binary the same bytes), while a file converted once is written as the engine writes a
-fresh one.
+out): a file converted to the other form and back is the file it was (text to binary to
+text gives the same text, binary to text to binary the same bytes), while a file converted
+once is written as the engine writes a fresh one.
 """
 
 from __future__ import annotations
