@@ -1,7 +1,8 @@
 """KingsIsle ObjectProperty (Wizard101, Pirate101): type lists, the name hashes, the bit
 buffer, the binary serializer in every mode and flag, and a bit map of streams, exact with
-katsuba; the XML debug form as libki writes it; and the format's codec
-(:meth:`KiSchema.codec`, ``gameserde.codec("kingsisle", schema=...)``)."""
+katsuba; the XML debug form as libki writes it; the format's codec
+(:meth:`KiSchema.codec`, ``gameserde.codec("kingsisle", schema=...)``); and the KIWAD
+archives the game data ships in (:func:`open_wad`, :func:`write_wad`)."""
 
 from gameserde.kingsisle.bitbuf import BitReader, BitWriter
 from gameserde.kingsisle.codec import decode, encode, verify
@@ -22,6 +23,7 @@ from gameserde.kingsisle.serializer import (
     Serializer,
 )
 from gameserde.kingsisle.typelist import KiSchema, load_schema
+from gameserde.kingsisle.wad import WAD_MAGIC, WadArchive, WadEntry, open_wad, write_wad
 from gameserde.kingsisle.xmltext import from_xml, to_xml
 
 __all__ = [
@@ -33,6 +35,7 @@ __all__ = [
     "HUMAN_READABLE_ENUMS",
     "MAX_EXPANSION",
     "STATEFUL_FLAGS",
+    "WAD_MAGIC",
     "WITH_COMPRESSION",
     "BitReader",
     "BitWriter",
@@ -42,6 +45,8 @@ __all__ = [
     "KiSchema",
     "Serializer",
     "StreamMap",
+    "WadArchive",
+    "WadEntry",
     "decode",
     "djb2",
     "encode",
@@ -49,6 +54,7 @@ __all__ = [
     "from_jsonable",
     "from_xml",
     "load_schema",
+    "open_wad",
     "property_hash",
     "read_bind",
     "stream_map",
@@ -59,4 +65,5 @@ __all__ = [
     "type_hash",
     "verify",
     "write_bind",
+    "write_wad",
 ]
