@@ -289,3 +289,26 @@ def test_round_trip_property(members: dict[str, bytes], compress: bool, version:
         assert dict(wad.items()) == members
         assert write_wad(None, wad.items(), compress=compress, version=version,
                          flags=wad.flags) == data
+
+
+@pytest.mark.parametrize(("pattern", "matched"), [
+    ("*", ["a/b/c.bin", "a/c.txt", "c.bin", "x"]),
+    ("**/*.bin", ["a/b/c.bin", "c.bin"]),
+    ("*.bin", ["a/b/c.bin", "c.bin"]),  # * crosses folders, as in katsuba
+    ("a/**", ["a/b/c.bin", "a/c.txt"]),
+    ("a/**/c.*", ["a/b/c.bin", "a/c.txt"]),
+    ("?", ["x"]),
+    ("{x,c.*}", ["c.bin", "x"]),
+    ("[!a]*", ["c.bin", "x"]),
+    ("[a-b]/c.txt", ["a/c.txt"]),
+])
+def test_glob_as_katsuba(pattern: str, matched: list[str]) -> None:
+    members = dict.fromkeys(["a/b/c.bin", "a/c.txt", "c.bin", "x"], b"")
+    with open_wad(write_wad(None, members) or b"") as wad:
+        assert wad.glob(pattern) == matched
+
+
+@pytest.mark.parametrize("pattern", ["[ab", "{a,b"])
+def test_glob_refuses_unclosed(pattern: str) -> None:
+    with open_wad(write_wad(None, []) or b"") as wad, pytest.raises(UsageError, match="glob"):
+        wad.glob(pattern)

@@ -23,7 +23,6 @@ would leave the output folder.
 
 from __future__ import annotations
 
-import fnmatch
 import itertools
 import mmap
 import os
@@ -48,8 +47,8 @@ from gameserde.errors import (
 )
 from gameserde.kingsisle.serializer import INFLATE_SLACK, MAX_EXPANSION
 
-__all__ = ["STORED_EXTENSIONS", "WAD_MAGIC", "WadArchive", "WadEntry", "crc", "is_wad",
-           "open_wad", "safe_member_path", "stores", "write_wad"]
+__all__ = ["STORED_EXTENSIONS", "WAD_MAGIC", "WadArchive", "WadEntry", "crc", "glob_regex",
+           "is_wad", "open_wad", "safe_member_path", "stores", "write_wad"]
 
 WAD_MAGIC = b"KIWAD"
 """The first five bytes of every KIWAD archive."""
@@ -130,6 +129,64 @@ def safe_member_path(name: str) -> str | None:
         if part in ("", ".", ".."):
             return f"its name has a part {part!r}" if part else "its name has an empty part"
     return None
+
+
+def glob_regex(pattern: str) -> re.Pattern[str]:
+    """The regular expression of a glob as katsuba matches member names (the ``globset``
+    crate's defaults): ``*`` any characters, ``/`` included; ``?`` any one; ``**`` as a whole
+    part any number of folders (``**/x`` matches ``x`` too); ``[abc]``, ``[a-z]``, ``[!a]``
+    sets; ``{a,b}`` either; ``\\`` escapes. A :class:`UsageError` for an unclosed ``[`` or
+    ``{``."""
+    try:
+        return re.compile(_glob_part(pattern, False), re.DOTALL)
+    except re.error as e:
+        raise UsageError(f"not a glob: {pattern!r} ({e})") from None
+
+
+def _glob_part(pattern: str, inside: bool) -> str:
+    out: list[str] = []
+    i, n = 0, len(pattern)
+    while i < n:
+        c = pattern[i]
+        i += 1
+        if c == "*":
+            if pattern.startswith("*", i) and (i == 1 or pattern[i - 2] == "/"):
+                if i + 1 == n:
+                    out.append(".*")
+                    i += 1
+                    continue
+                if pattern[i + 1] == "/":
+                    out.append("(?:.*/)?")
+                    i += 2
+                    continue
+            out.append(".*")
+        elif c == "?":
+            out.append(".")
+        elif c == "\\" and i < n:
+            out.append(re.escape(pattern[i]))
+            i += 1
+        elif c == "[":
+            close = pattern.find("]", i + 1 if pattern.startswith(("!", "^"), i) else i)
+            if pattern.startswith("]", i) or pattern.startswith(("!]", "^]"), i):
+                close = pattern.find("]", close + 1)
+            if close < 0:
+                raise UsageError(f"not a glob: {pattern!r} (a [ is not closed)")
+            body = pattern[i:close]
+            negate = body[:1] in ("!", "^")
+            body = body[1:] if negate else body
+            out.append("[" + ("^" if negate else "") + body.replace("\\", "\\\\")
+                       .replace("[", "\\[") + "]")
+            i = close + 1
+        elif c == "{" and not inside:
+            close = pattern.find("}", i)
+            if close < 0:
+                raise UsageError(f"not a glob: {pattern!r} (a {{ is not closed)")
+            choices = pattern[i:close].split(",")
+            out.append("(?:" + "|".join(_glob_part(x, True) for x in choices) + ")")
+            i = close + 1
+        else:
+            out.append(re.escape(c))
+    return "".join(out)
 
 
 class WadArchive:
@@ -258,9 +315,8 @@ class WadArchive:
         return list(self._entries.values())
 
     def glob(self, pattern: str) -> list[str]:
-        """The names matching the glob ``pattern``, sorted: ``*`` and ``?`` match any
-        characters, ``/`` included (as katsuba's globs do), ``[...]`` a set of them."""
-        match = re.compile(fnmatch.translate(pattern)).match
+        """The names matching the glob ``pattern`` (:func:`glob_regex`), sorted."""
+        match = glob_regex(pattern).fullmatch
         return [name for name in self._entries if match(name)]
 
     def raw(self, name: str) -> bytes:
