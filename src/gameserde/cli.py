@@ -5,6 +5,7 @@
     gameserde verify FORMAT FILE|-        check that the data is sound (exit 1 if not)
     gameserde inspect FORMAT FILE|-       annotated byte map (exit 1 if the data is not sound)
     gameserde convert FORMAT FILE|- -o OUT    the same data written with other options
+    gameserde wad list|extract|pack ...   KingsIsle archives (:mod:`gameserde._wadcli`)
 
 The command is written once, against the codec interface (:mod:`gameserde.codecs`): each
 format declares its options (:mod:`gameserde.formats`) and the parser is built from them;
@@ -28,7 +29,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, BinaryIO
 
-from gameserde import __version__
+from gameserde import __version__, _wadcli
 from gameserde._jsonio import dumps
 from gameserde.errors import GameserdeError, GameserdeWarning, SchemaError, UsageError
 from gameserde.formats import FORMATS, Option, format_info
@@ -121,7 +122,8 @@ def build_parser(only: tuple[str, str] | None = None) -> argparse.ArgumentParser
                "  gameserde convert godot --profile godot3 --to-profile godot4 old.bin "
                "-o new.bin\n"
                "  gameserde inspect godot --profile godot3 packet.bin\n"
-               "  gameserde decode kingsisle --schema types.json --deep Template.bin\n\n"
+               "  gameserde decode kingsisle --schema types.json --deep Template.bin\n"
+               "  gameserde wad extract Root.wad -o Root '*.xml'\n\n"
                "Run 'gameserde VERB FORMAT --help' for the options of one format.\n\n"
                + EXIT_STATUS,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -139,6 +141,7 @@ def build_parser(only: tuple[str, str] | None = None) -> argparse.ArgumentParser
                                     formatter_class=argparse.RawDescriptionHelpFormatter)
             if only is None or only == (verb, fmt):
                 _add_arguments(fp, verb, fmt)
+    _wadcli.add_parser(verbs)
     return parser
 
 
@@ -292,6 +295,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         parser = build_parser(_selected(args_list) or ("", ""))
         args, extra = parser.parse_known_args(args_list)
+        if args.verb == "wad":  # globs after -o DIR come back as extra arguments
+            name = args.source
+            return _wadcli.run(args, extra, _subparser(parser, "wad", args.wad_command))
         if extra:  # said by the format's own parser, whose usage lists what it takes
             _subparser(parser, args.verb, args.format).error(
                 f"unrecognized arguments: {' '.join(extra)}")
@@ -331,14 +337,16 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _is_batch(args: argparse.Namespace) -> bool:
-    """Whether the command names a batch: several inputs, a directory or a glob, or one of
-    the batch options (``--jsonl``, ``--parquet``, ``-j``, ``--dask``, ``-r``)."""
+    """Whether the command names a batch: several inputs, a directory, a glob or an archive
+    (``*.wad``: its members), or one of the batch options (``--jsonl``, ``--parquet``,
+    ``-j``, ``--dask``, ``-r``)."""
     inputs: list[str] = args.inputs
     return (len(inputs) > 1 or getattr(args, "jsonl", None) is not None
             or getattr(args, "parquet", None) is not None
             or getattr(args, "parquet_enums", None) is not None or args.jobs is not None
             or args.dask is not None or args.recursive
-            or any(os.path.isdir(i) or set("*?[") & set(i) for i in inputs))
+            or any(os.path.isdir(i) or set("*?[") & set(i) or i.lower().endswith(".wad")
+                   for i in inputs))
 
 
 _CLI_KEYS = ("verb", "format", "input", "inputs", "output", "pretty", "map_as", "strict",

@@ -1,6 +1,10 @@
 """What a batch reads: inputs named by paths, globs and directories (walked recursively), or
 given as ``(key, bytes)`` records (rows of a table, members of an archive), in a stable order
-and lazily, in chunks of a bounded size so that small files do not drown in scheduling."""
+and lazily, in chunks of a bounded size so that small files do not drown in scheduling.
+
+A KingsIsle archive (a file named ``*.wad`` that starts with ``KIWAD``) is a source of
+records: each member is an input keyed ``ARCHIVE/member/path``, read (memory-mapped,
+inflated, CRC-checked) in the worker that takes it."""
 
 from __future__ import annotations
 
@@ -10,6 +14,10 @@ from collections import deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from gameserde.kingsisle.wad import WadArchive
 
 __all__ = ["MAX_BYTES", "MAX_ITEMS", "Item", "chunks", "items"]
 
@@ -24,11 +32,17 @@ on receiving it, few enough that memory stays small and the work spreads."""
 @dataclass(frozen=True)
 class Item:
     """One input: its ``key`` (the path as named, or below the directory named; a record's
-    own key), and its ``path`` to read in the worker, or its ``data`` when given."""
+    own key), and its ``path`` to read in the worker, or its ``data`` when given; for a
+    member of the KingsIsle archive at ``path``, its name (``member``) and inflated size;
+    ``error``: why the input fails before it is read (an archive whose file table cannot be
+    read, a member name that cannot be a path)."""
 
     key: str
     path: str | None = None
     data: bytes | None = None
+    member: str | None = None
+    member_size: int = 0
+    error: str | None = None
 
     @property
     def size(self) -> int:
@@ -36,6 +50,8 @@ class Item:
         which the worker then reports)."""
         if self.data is not None:
             return len(self.data)
+        if self.member is not None:
+            return self.member_size
         try:
             return os.stat(self.path or "").st_size
         except OSError:
@@ -46,8 +62,60 @@ class Item:
         read)."""
         if self.data is not None:
             return self.data
+        if self.member is not None:
+            return _archive(self.path or "")[self.member]
         with open(self.path or "", "rb") as f:
             return f.read()
+
+
+_ARCHIVES: dict[tuple[str, int, int], WadArchive] = {}
+"""The archives this process has open (at most :data:`_KEEP_OPEN`), by path, size and
+modification time: a worker opens an archive once for all the members it reads."""
+_KEEP_OPEN = 4
+
+
+def _archive(path: str) -> WadArchive:
+    from gameserde.kingsisle.wad import open_wad
+
+    status = os.stat(path)
+    key = (path, status.st_size, status.st_mtime_ns)
+    found = _ARCHIVES.get(key)
+    if found is None:
+        while len(_ARCHIVES) >= _KEEP_OPEN:
+            _ARCHIVES.pop(next(iter(_ARCHIVES))).close()
+        found = _ARCHIVES[key] = open_wad(path)
+    return found
+
+
+def _is_archive(name: str) -> bool:
+    """Whether the file ``name`` is a KingsIsle archive: named ``*.wad``, starting with
+    ``KIWAD`` (Doom's WADs, and files that cannot be read, stay plain inputs)."""
+    if not name.lower().endswith(".wad"):
+        return False
+    try:
+        with open(name, "rb") as f:
+            return f.read(5) == b"KIWAD"
+    except OSError:
+        return False
+
+
+def _members(key: str, path: str) -> Iterator[Item]:
+    """The members of the archive at ``path`` as inputs keyed ``KEY/name``, in name order;
+    an archive whose table cannot be read is one failing input."""
+    from gameserde.errors import GameserdeError
+    from gameserde.kingsisle.wad import open_wad, safe_member_path
+
+    try:
+        with open_wad(path) as wad:
+            entries = wad.entries()
+    except (GameserdeError, OSError) as e:
+        yield Item(key, path=path, error=str(e))
+        return
+    for entry in entries:
+        reason = safe_member_path(entry.name)
+        yield Item(f"{key}/{entry.name}", path=path, member=entry.name,
+                   member_size=entry.size,
+                   error=None if reason is None else f"not read: {reason}")
 
 
 Source = str | os.PathLike[str] | tuple[str, bytes]
@@ -56,7 +124,8 @@ Source = str | os.PathLike[str] | tuple[str, bytes]
 def items(inputs: Iterable[Source], *, recursive: bool = True) -> Iterator[Item]:
     """The inputs one by one, lazily: a ``(key, bytes)`` record as it is; a directory's files
     in sorted order (its subdirectories too when ``recursive``), keyed by their path below it;
-    a glob's matches in sorted order (``**`` spans directories); any other path as a file."""
+    a glob's matches in sorted order (``**`` spans directories); any other path as a file;
+    and in each case, a KingsIsle archive as its members (keyed ``ARCHIVE/member``)."""
     for source in inputs:
         if isinstance(source, tuple):
             key, data = source
@@ -64,13 +133,18 @@ def items(inputs: Iterable[Source], *, recursive: bool = True) -> Iterator[Item]
             continue
         name = os.fspath(source)
         if os.path.isdir(name):
-            yield from _directory(name, recursive)
+            found: Iterable[Item] = _directory(name, recursive)
         elif GLOB_CHARACTERS & set(name):
-            for match in sorted(glob.iglob(name, recursive=True)):
-                if os.path.isfile(match):
-                    yield Item(match, path=match)
+            found = (Item(match, path=match)
+                     for match in sorted(glob.iglob(name, recursive=True))
+                     if os.path.isfile(match))
         else:
-            yield Item(name, path=name)
+            found = (Item(name, path=name),)
+        for item in found:
+            if item.path is not None and _is_archive(item.path):
+                yield from _members(item.key, item.path)
+            else:
+                yield item
 
 
 def _directory(root: str, recursive: bool) -> Iterator[Item]:

@@ -161,10 +161,14 @@ def run_chunk(task: Task, chunk: list[Item], index: int = 0) -> Done:
 
 def _one(task: Task, reader: Codec, writer: Codec | None, item: Item,
          tables: _Tables | None) -> Outcome:
+    if item.error is not None:
+        return Outcome(item.key, item.size, error=item.error)
     try:
         data = item.read()
     except OSError as e:
         return Outcome(item.key, 0, error=e.strerror or str(e))
+    except GameserdeError as e:  # a member of an archive that does not inflate or check
+        return Outcome(item.key, item.size, error=str(e), offset=getattr(e, "offset", None))
     outcome = Outcome(item.key, len(data))
     with warnings.catch_warnings(record=True) as noted:
         warnings.simplefilter("error" if task.strict else "always", GameserdeWarning)
