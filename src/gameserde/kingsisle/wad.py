@@ -114,7 +114,7 @@ def safe_member_path(name: str) -> str | None:
     """Why extracting the member ``name`` could write outside the output folder (or cannot
     be written as a file at all), or None when it is a plain relative path of ``/``-separated
     parts: not empty, no NUL, no backslash, not absolute, no drive letter, no empty, ``.``
-    or ``..`` part."""
+    or ``..`` part, no part longer than 255 bytes."""
     if not name:
         return "its name is empty"
     if "\0" in name:
@@ -128,6 +128,8 @@ def safe_member_path(name: str) -> str | None:
     for part in name.split("/"):
         if part in ("", ".", ".."):
             return f"its name has a part {part!r}" if part else "its name has an empty part"
+        if len(part.encode("utf-8", "surrogatepass")) > 255:
+            return "its name has a part longer than the 255 bytes file systems take"
     return None
 
 
