@@ -4,8 +4,10 @@
 ``load_schema(schema_of(Monster))``, rendered by ``to_fbs``); ``encode``/``from_json`` write
 the bytes ``flatc -b`` writes; ``view`` reads lazily without copying, ``decode`` materialises,
 ``to_json`` prints what ``flatc --json`` prints; ``verify`` checks a buffer as the official
-generated C++ verifier does; ``Builder`` is byte-identical to the official runtimes. Each
-codec is also a method of the schema (``schema.encode(value)``, ``schema.view(buf)`` ...).
+generated C++ verifier does; ``load_schema`` also reads binary schemas (``.bfbs``) and
+``to_bfbs`` writes them as ``flatc -b --schema`` does; ``Builder`` is byte-identical to the
+official runtimes. Each codec is also a method of the schema (``schema.encode(value)``,
+``schema.view(buf)`` ...).
 
 ``schema.codec("Monster", ...)`` (or ``codec(schema, type=..., ...)``, or
 ``gameserde.codec("flatbuffers", schema="monster.fbs", ...)``) gives a
@@ -13,6 +15,7 @@ codec is also a method of the schema (``schema.encode(value)``, ``schema.view(bu
 verify, inspect, convert) for one root table, with the command line's options as keywords.
 """
 
+from gameserde.flatbuffers.bfbs import BfbsError, load_bfbs, to_bfbs
 from gameserde.flatbuffers.builder import (
     Builder,
     BuilderError,
@@ -42,6 +45,7 @@ from gameserde.flatbuffers.verifier import verify
 from gameserde.flatbuffers.views import view
 
 __all__ = [
+    "BfbsError",
     "Builder",
     "BuilderError",
     "BuilderNotFinishedError",
@@ -62,7 +66,9 @@ __all__ = [
     "encode",
     "from_json",
     "from_model",
+    "load_bfbs",
     "load_schema",
+    "to_bfbs",
     "to_fbs",
     "to_json",
     "verify",

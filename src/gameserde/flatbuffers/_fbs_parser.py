@@ -66,6 +66,7 @@ class ParsedSchema:
     namespaces: list[str]
     declared_attributes: list[str]
     includes: list[str]
+    file_includes: dict[str, set[str]]
     native_includes: list[str]
     warnings: list[str]
     inline_json: str | None
@@ -110,6 +111,7 @@ class Parser(DeclarationParser):
             if source_key in self.included_files:
                 return False
             self.included_files[source_key] = include_name or ""
+            self.file_includes[filename] = set()
         self.current_namespace = self.empty_namespace
         self.start_parse_file(source, filename)
         lx = self.lx
@@ -134,6 +136,8 @@ class Parser(DeclarationParser):
                             break
                 if not filepath:
                     raise self.error("unable to locate include file: " + name)
+                if filename is not None:
+                    self.file_includes[filename].add(filepath)
                 contents = _load(filepath)
                 key = self._hash_key(filepath, _c_string(contents or ""))
                 if key not in self.included_files:
@@ -240,6 +244,7 @@ class Parser(DeclarationParser):
             declared_attributes=[text(k) for k, builtin in self.known_attributes.items()
                                  if not builtin],
             includes=list(self.include_order),
+            file_includes=self.file_includes,
             native_includes=list(dict.fromkeys(self.native_includes)),
             warnings=self.warnings,
             inline_json=self.inline_json,

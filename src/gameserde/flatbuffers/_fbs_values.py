@@ -100,6 +100,8 @@ class ValueParser:
         self.has_file_extension = False
         self.included_files: dict[tuple[str, str | None], str] = {}
         self.include_order: list[str] = []
+        # flatc's files_included_per_file_: each file parsed and the files it includes
+        self.file_includes: dict[str, set[str]] = {}
         self.native_includes: list[str] = []
         self.inline_json: str | None = None
         self.order = 0

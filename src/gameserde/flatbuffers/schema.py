@@ -51,10 +51,13 @@ The result, :class:`FbsSchema`, holds a :class:`gameserde.schema.model.Schema`:
     ``flatbuffers.union_type_field`` (a union value field), ``flatbuffers.nested_root`` (the
     resolved ``nested_flatbuffer`` root), ``flatbuffers.offset64``;
   - enums: ``flatbuffers.bit_index``, ``flatbuffers.value_attributes``,
-    ``flatbuffers.value_docs``; unions ``flatbuffers.none``;
+    ``flatbuffers.value_docs``; unions ``flatbuffers.none``, and
+    ``flatbuffers.declared_underlying`` (True) for ``union U : T``;
 * schema attributes: ``file_identifier``, ``file_extension`` (None when absent),
   ``namespaces``, ``services`` (:class:`FbsService`), ``declared_attributes``, ``includes``
-  (the files included, in the order flatc parsed them), ``native_includes``, ``inline_json``.
+  (the files included, in the order flatc parsed them), ``file_includes`` (each file parsed,
+  sorted, with the files its ``include`` statements found, sorted: what ``.bfbs`` files
+  record), ``native_includes``, ``inline_json``.
 
 Not supported: ``--proto`` input, and the JSON object flatc allows at the end of a schema is
 kept as text (``inline_json``), not parsed. One deliberate difference from flatc 25.12.19: a
@@ -153,6 +156,8 @@ class FbsService:
     calls: tuple[FbsRpcCall, ...]
     attributes: Mapping[str, Any] = field(default_factory=dict)
     doc: str = ""
+    file: str = ""
+    """The file it is declared in (as a record's ``flatbuffers.file``)."""
 
 
 @dataclass(frozen=True)
@@ -417,6 +422,15 @@ class FbsSchema:
 
         return to_json(self, buf, root_type, **options)
 
+    def to_bfbs(self, comments: bool = False, builtins: bool = False,
+                filenames: str | os.PathLike[str] | None = None) -> bytes:
+        """:func:`gameserde.flatbuffers.bfbs.to_bfbs`: the schema as a ``.bfbs``, the bytes
+        ``flatc -b --schema`` writes (``--bfbs-comments``, ``--bfbs-builtins``,
+        ``--bfbs-filenames DIR``)."""
+        from gameserde.flatbuffers.bfbs import to_bfbs
+
+        return to_bfbs(self, comments=comments, builtins=builtins, filenames=filenames)
+
     def verify(self, buf: Any, root_type: str | None = None, **options: Any) -> None:
         """:func:`gameserde.flatbuffers.verifier.verify`: raise DecodeError unless valid."""
         from gameserde.flatbuffers.verifier import verify
@@ -445,11 +459,11 @@ def _is_text(source: str) -> bool:
     return any(c in source for c in "\n;{}")
 
 
-def _read(path: str, hint: str) -> str:
-    """The schema file ``path`` as latin-1 text (one character per byte)."""
+def _read(path: str, hint: str) -> bytes:
+    """The schema file ``path``'s bytes."""
     try:
         with open(path, "rb") as fh:
-            return fh.read().decode("latin-1")
+            return fh.read()
     except OSError as e:
         raise SchemaFileError(path, e.strerror or str(e), hint) from None
     except ValueError:  # a NUL in the path
@@ -478,8 +492,14 @@ def load_schema(source: str | bytes | os.PathLike[str] | Schema,
     ``require_explicit_ids`` are flatc's ``--warnings-as-errors`` and
     ``--require-explicit-ids``.
 
+    A binary schema (``.bfbs``, what ``flatc -b --schema`` writes), given as bytes or a path,
+    is recognised by its content (a FlatBuffer with the file identifier ``BFBS``), verified,
+    and loaded into the same model (:mod:`gameserde.flatbuffers.bfbs`); ``include_paths`` and
+    the flatc options do not apply to it.
+
     Raises :class:`FbsSchemaError` with flatc's message for an invalid schema (an include
-    that cannot be read included), and :class:`SchemaFileError` (a
+    that cannot be read included), :class:`~gameserde.flatbuffers.bfbs.BfbsError` for an
+    invalid ``.bfbs``, and :class:`SchemaFileError` (a
     :class:`~gameserde.errors.SchemaError`) when ``source`` is a path that cannot be read.
     """
     if isinstance(source, Schema):
@@ -492,9 +512,18 @@ def load_schema(source: str | bytes | os.PathLike[str] | Schema,
         path = os.fspath(source)
         hint = ("" if isinstance(source, os.PathLike) else
                 "; a str without a newline, ';' or braces is a path: give schema text as bytes")
-        data = _read(path, hint)
+        raw_data = _read(path, hint)
         name: str | None = filename if filename is not None else path
+        from gameserde.flatbuffers._bfbs_read import looks_like_bfbs, read_bfbs
+
+        if looks_like_bfbs(raw_data):
+            return read_bfbs(raw_data, name or "")
+        data = raw_data.decode("latin-1")
     elif isinstance(source, bytes):
+        from gameserde.flatbuffers._bfbs_read import looks_like_bfbs, read_bfbs
+
+        if looks_like_bfbs(source):
+            return read_bfbs(source, filename or "")
         data, name = source.decode("latin-1"), filename
     else:
         data = source.encode("utf-8", "surrogateescape").decode("latin-1")
@@ -551,7 +580,7 @@ class _Lowering:
                 calls=tuple(FbsRpcCall(text(c.name), c.request.qualified_name,
                                        c.response.qualified_name, _attrs(c.attributes),
                                        _doc(c.doc)) for c in svc.calls.vec),
-                attributes=_attrs(svc.attributes), doc=_doc(svc.doc))
+                attributes=_attrs(svc.attributes), doc=_doc(svc.doc), file=svc.file)
             for svc in p.services)
         attributes: dict[str, Any] = {
             "file_identifier": p.file_identifier,
@@ -560,6 +589,8 @@ class _Lowering:
             "services": services,
             "declared_attributes": tuple(p.declared_attributes),
             "includes": tuple(p.includes),
+            "file_includes": tuple((f, tuple(sorted(p.file_includes[f])))
+                                   for f in sorted(p.file_includes)),
             "native_includes": tuple(p.native_includes),
             "inline_json": p.inline_json,
         }
@@ -621,6 +652,8 @@ class _Lowering:
         underlying = _int_type(ed.underlying_type.base_type)
         if ed.is_union:
             attrs["flatbuffers.none"] = "NONE"
+            if ed.underlying_type.base_type != num.UTYPE:
+                attrs["flatbuffers.declared_underlying"] = True
             members: dict[str, tuple[int, ModelType]] = {}
             for v in vals:
                 ut = v.union_type
