@@ -102,13 +102,15 @@ def godot_decode(data: bytes) -> None:
 
 
 def godot_resource(data: bytes) -> None:
-    """A resource or scene file (binary or text) read, written back, through its JSON
-    document and back, and converted to the other form: nothing but gameserde errors, and
-    the JSON within a size linear in the input (for a compressed file, in the stream it
-    inflates to, which ``max_ratio`` bounds)."""
+    """A resource or scene file (binary or text) mapped (binary), read, written back, through
+    its JSON document and back, and converted to the other form: nothing but gameserde
+    errors, and the JSON within a size linear in the input (for a compressed file, in the
+    stream it inflates to, which ``max_ratio`` bounds)."""
     from gameserde.godot import resource
-    from gameserde.godot.resource import compressed, jsonview
+    from gameserde.godot.resource import compressed, inspect, jsonview
 
+    if resource.is_binary(data):
+        outcome("godot.resource inspect", lambda: inspect.regions(data))
     kind, file = outcome("godot.resource read", lambda: resource.read(data))
     if kind != "ok":
         return

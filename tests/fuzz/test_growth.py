@@ -374,11 +374,12 @@ RESOURCE_FAMILIES = {
 
 def resource_all(data: bytes) -> Any:
     from gameserde.godot import resource
-    from gameserde.godot.resource import jsonview
+    from gameserde.godot.resource import inspect, jsonview
 
     file = resource.read(data)
+    mapped = inspect.regions(data).rows if file.form == "binary" else None
     return resource.write(file), jsonview.to_jsonable(file), resource.write(
-        file, "text" if file.form == "binary" else "binary")
+        file, "text" if file.form == "binary" else "binary"), mapped
 
 
 @pytest.mark.parametrize("form", ["text", "binary"])

@@ -22,7 +22,8 @@ from gameserde.godot.decoder import make_reader
 from gameserde.godot.profiles import MAX_DEPTH, Profile, check_max_depth, get_profile
 from gameserde.godot.types import VariantType as T
 
-__all__ = ["KEY_STEP_LIMIT", "PATH_WIDTH", "TYPE_WIDTH", "Path", "Region", "regions", "render"]
+__all__ = ["COMPOSITE", "KEY_STEP_LIMIT", "PATH_WIDTH", "TYPE_WIDTH", "Path", "Region",
+           "key_step", "regions", "render", "short", "type_name"]
 
 _u32 = struct.Struct("<I").unpack_from
 
@@ -30,7 +31,7 @@ KEY_STEP_LIMIT = 40
 """Longest path step a key gets; a longer key is cut, and an Array or Dictionary key is named
 by its entry's index (``[<value 3>]``): its own rows sit under ``[<key 3>]``."""
 
-_COMPOSITE: Any = object()  # what walk() gives for an Array or Dictionary instead of a value
+COMPOSITE: Any = object()  # what walk() gives for an Array or Dictionary instead of a value
 
 
 def regions(data: Any, *, profile: str | Profile = "godot4", offset: int = 0,
@@ -51,7 +52,7 @@ def regions(data: Any, *, profile: str | Profile = "godot4", offset: int = 0,
             e.path = str(where) + e.path[1:]
             raise
         out.append(Region(base + pos, min(end - pos, len(buf) - pos), where,
-                          _type_name(value), _short(value)))
+                          type_name(value), short(value)))
         return end, value
 
     def count_row(pos: int, where: Path, what: str) -> tuple[int, int]:
@@ -63,7 +64,7 @@ def regions(data: Any, *, profile: str | Profile = "godot4", offset: int = 0,
 
     def walk(pos: int, where: Path, depth: int) -> tuple[int, Any]:
         """Map the value at ``pos``; return where it ends and the value (a composite one
-        is not built: ``_COMPOSITE``)."""
+        is not built: ``COMPOSITE``)."""
         if len(buf) - pos < 4:
             return leaf(pos, where, depth)
         header = _u32(buf, pos)[0]
@@ -104,8 +105,8 @@ def regions(data: Any, *, profile: str | Profile = "godot4", offset: int = 0,
                 pos, _ = walk(pos, Path(where, f"[{i}]"), depth + 1)
             else:
                 pos, key = walk(pos, Path(where, f"[<key {i}>]"), depth + 1)
-                pos, _ = walk(pos, Path(where, _key_step(key, i)), depth + 1)
-        return pos, _COMPOSITE
+                pos, _ = walk(pos, Path(where, key_step(key, i)), depth + 1)
+        return pos, COMPOSITE
 
     top = Path(None, root)
     try:
@@ -121,9 +122,9 @@ def regions(data: Any, *, profile: str | Profile = "godot4", offset: int = 0,
     return out
 
 
-def _key_step(key: Any, index: int) -> str:
+def key_step(key: Any, index: int) -> str:
     """The path step of the value under ``key``, at most about ``KEY_STEP_LIMIT`` long."""
-    if key is _COMPOSITE:
+    if key is COMPOSITE:
         return f"[<value {index}>]"
     if isinstance(key, str) and len(key) > KEY_STEP_LIMIT:
         return path_key(key[:KEY_STEP_LIMIT])[:-1] + "...]"
@@ -131,7 +132,8 @@ def _key_step(key: Any, index: int) -> str:
     return step if len(step) <= KEY_STEP_LIMIT else step[:KEY_STEP_LIMIT - 4] + "...]"
 
 
-def _type_name(value: Any) -> str:
+def type_name(value: Any) -> str:
+    """The Godot type name of a decoded ``value``, as the map's type column shows it."""
     if value is None:
         return "Nil"
     t = type(value)
@@ -144,6 +146,7 @@ def _type_name(value: Any) -> str:
     return t.__name__
 
 
-def _short(value: Any, limit: int = 60) -> str:
+def short(value: Any, limit: int = 60) -> str:
+    """``value`` as the map's value column shows it: its repr, cut to ``limit``."""
     text = repr(value)
     return text if len(text) <= limit else text[:limit - 3] + "..."

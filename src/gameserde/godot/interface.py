@@ -267,7 +267,7 @@ class GodotCodec(Codec):
         raw Variant (``trailing bytes``); up to the first error, marked ``ERROR``. Offsets
         count bytes of the file (base64: of the bytes the text stands for, as a note says)."""
         if is_resource_data(data):
-            raise self.resources.refuse_inspect()
+            return self.resources.inspect(data)
         s = self.settings
         view = _view(data, s)
         try:

@@ -41,8 +41,9 @@ def test_the_codec_tells_resource_files_by_their_bytes_and_names() -> None:
         assert codec.from_json(codec.to_json(data)) == data
     assert codec.verify(TRES) == ("ok: a text resource of type Resource, Godot 3 (format 2): "
                                   "2 resources, 0 external")
-    with pytest.raises(UsageError, match="resource file's map is not made yet"):
-        codec.inspect(binary)
+    assert not codec.inspect(binary).error
+    with pytest.raises(UsageError, match="inspect maps binary ones"):
+        codec.inspect(TRES)
 
 
 def test_the_target_names_the_form_written() -> None:

@@ -51,7 +51,7 @@ A PackedScene's ``_bundled`` stays a plain Dictionary property here.
 from __future__ import annotations
 
 import struct
-from typing import Any
+from typing import Any, Protocol
 
 from gameserde._recursion import recursion_room
 from gameserde.errors import DecodeError, EncodeError
@@ -114,14 +114,34 @@ def _fail(message: str, offset: int) -> DecodeError:
     return DecodeError(message, offset=offset, format="godot")
 
 
+class Marks(Protocol):
+    """Where :func:`read` reports the bytes it reads (:mod:`.inspect`): ``mark`` a field
+    from ``start`` to ``end`` at ``path``, ``value`` the Variant at ``pos``."""
+
+    def mark(self, start: int, end: int, path: str, type: str, note: str) -> None: ...
+
+    def value(self, rd: VariantReader, pos: int, path: str) -> None: ...
+
+
+class _NoMarks:
+    def mark(self, start: int, end: int, path: str, type: str, note: str) -> None:
+        pass
+
+    def value(self, rd: VariantReader, pos: int, path: str) -> None:
+        pass
+
+
 def read(data: bytes | bytearray | memoryview, *,
-         max_ratio: int = compressed.DEFAULT_MAX_RATIO) -> ResourceFile:
+         max_ratio: int = compressed.DEFAULT_MAX_RATIO, marks: Marks | None = None
+         ) -> ResourceFile:
     """The binary resource ``data`` (``RSRC``, or ``RSCC`` whose declared size is at most
     ``max_ratio`` times ``len(data)``) as a :class:`ResourceFile` of form ``"binary"``.
+    ``marks`` is told which bytes hold what, as they are read (in the uncompressed stream).
 
     Raises :class:`~gameserde.errors.DecodeError` with the byte offset (in the uncompressed
     stream for an ``RSCC`` file) for anything malformed.
     """
+    m = marks or _NoMarks()
     kept: dict[str, Any] = {}
     raw = memoryview(data).cast("B")
     if compressed.is_compressed(raw):
@@ -137,10 +157,16 @@ def read(data: bytes | bytearray | memoryview, *,
     if len(buf) - pos < 20:
         raise _fail(f"the header needs 20 bytes but only {max(len(buf) - pos, 0)} are left",
                     pos)
+    if pos:
+        m.mark(0, 4, "$.magic", "magic", "RSRC")
     big_word, real64_word = _LE.unpack_from(buf, pos)
     ctx = Context(big_endian=big_word != 0)
     rd = VariantReader(buf, ctx)
     major, minor, fmt = ctx.struct("III").unpack_from(buf, pos + 8)
+    m.mark(pos, pos + 4, "$.big_endian", "u32", str(big_word))
+    m.mark(pos + 4, pos + 8, "$.use_real64", "u32", str(real64_word))
+    m.mark(pos + 8, pos + 16, "$.engine", "u32 major, minor", f"{major}.{minor}")
+    m.mark(pos + 16, pos + 20, "$.format", "u32", str(fmt))
     if fmt > MAX_FORMAT:
         raise _fail(f"format {fmt} is newer than the formats gameserde knows (up to "
                     f"{MAX_FORMAT}, Godot 4.3+)", pos + 16)
@@ -150,13 +176,18 @@ def read(data: bytes | bytearray | memoryview, *,
         kept["big_endian"] = big_word
     if real64_word:
         kept["use_real64"] = real64_word
-    rtype, pos = rd.string(pos + 20, "the resource type")
+    rtype, end = rd.string(pos + 20, "the resource type")
+    m.mark(pos + 20, end, "$.type", "String", repr(rtype))
+    pos = end
     importmd = rd.u64(pos, "the import-metadata offset")
+    m.mark(pos, pos + 8, "$.import_metadata_offset", "u64", str(importmd))
     pos += 8
     flags, uid, script_class = 0, None, None
     if fmt >= 4:
         flags = rd.u32(pos, "the header flags")
         uid_field = rd.u64(pos + 4, "the header UID")
+        m.mark(pos, pos + 4, "$.flags", "u32", hex(flags))
+        m.mark(pos + 4, pos + 12, "$.uid", "u64", str(uid_field))
         pos += 12
         kept["flags"] = flags
         if flags & FLAG_UIDS and uid_field < 1 << 63:
@@ -164,35 +195,46 @@ def read(data: bytes | bytearray | memoryview, *,
         elif uid_field != (NO_UID if flags & FLAG_UIDS else 0):
             kept["uid_field"] = uid_field
         if flags & FLAG_HAS_SCRIPT_CLASS:
-            script_class, pos = rd.string(pos, "the script class")
+            script_class, end = rd.string(pos, "the script class")
+            m.mark(pos, end, "$.script_class", "String", repr(script_class))
+            pos = end
         ctx.real_size = 8 if flags & FLAG_REAL_T_IS_DOUBLE else 4
         ctx.named_ids = bool(flags & FLAG_NAMED_SCENE_IDS)
         rd.refresh()
     n_reserved = 11 if fmt >= 4 else 14
     rd.need(pos, 4 * n_reserved, "the reserved header words")
     reserved = list(ctx.struct(f"{n_reserved}I").unpack_from(buf, pos))
+    m.mark(pos, pos + 4 * n_reserved, "$.reserved", f"u32 x {n_reserved}",
+           "zero" if not any(reserved) else str(reserved))
     pos += 4 * n_reserved
     if any(reserved):
         kept["reserved"] = reserved
 
     n = rd.count(pos, "strings in the string table", 4)
+    m.mark(pos, pos + 4, "$.strings", "u32 count", f"{n} strings")
     pos += 4
     strings = ctx.strings
-    for _ in range(n):
-        s, pos = rd.string(pos, "a string-table entry")
+    for i in range(n):
+        s, end = rd.string(pos, "a string-table entry")
+        m.mark(pos, end, f"$.strings[{i}]", "String", repr(s))
+        pos = end
         strings.append(s)
     kept["strings"] = list(strings)
 
     external: list[ExtResource] = []
     ext_item = 16 if flags & FLAG_UIDS else 8
     n = rd.count(pos, "external resources", ext_item)
+    m.mark(pos, pos + 4, "$.external", "u32 count", f"{n} external resources")
     pos += 4
     for i in range(n):
-        etype, pos = rd.string(pos, "an external resource's type")
-        epath, pos = rd.string(pos, "an external resource's path")
+        etype, end = rd.string(pos, "an external resource's type")
+        m.mark(pos, end, f"$.external[{i}].type", "String", repr(etype))
+        epath, pos = rd.string(end, "an external resource's path")
+        m.mark(end, pos, f"$.external[{i}].path", "String", repr(epath))
         euid = None
         if flags & FLAG_UIDS:
             value = rd.u64(pos, "an external resource's UID")
+            m.mark(pos, pos + 8, f"$.external[{i}].uid", "u64", str(value))
             if value != NO_UID:
                 if value >= 1 << 63:
                     raise _fail(f"external resource {i} has UID {value}, which is not a valid "
@@ -203,11 +245,15 @@ def read(data: bytes | bytearray | memoryview, *,
     ctx.ext_count = len(external)
 
     n = rd.count(pos, "internal resources", 12)
+    m.mark(pos, pos + 4, "$.internal", "u32 count", f"{n} internal resources")
     pos += 4
     table: list[tuple[str, int, int]] = []
-    for _ in range(n):
-        path, pos = rd.string(pos, "an internal resource's path")
+    for i in range(n):
+        path, end = rd.string(pos, "an internal resource's path")
+        m.mark(pos, end, f"$.internal[{i}].path", "String", repr(path))
+        pos = end
         offset = rd.u64(pos, "an internal resource's offset")
+        m.mark(pos, pos + 8, f"$.internal[{i}].offset", "u64", str(offset))
         table.append((path, offset, pos))
         pos += 8
     if not table:
@@ -227,8 +273,9 @@ def read(data: bytes | bytearray | memoryview, *,
                 raise _fail(f"internal resource {i} ({path}) starts at {offset}, {where}", at)
             if offset > pos:
                 gaps[str(i)] = bytes(buf[pos:offset])
+                m.mark(pos, offset, f"$[{i}]", "gap", f"{offset - pos} bytes before it")
             try:
-                res, pos = _read_resource(rd, offset, ids[i])
+                res, pos = _read_resource(rd, offset, ids[i], f"$[{i}]", m)
             except RecursionError:
                 raise _fail("values are nested too deeply for this Python stack",
                             offset) from None
@@ -236,6 +283,10 @@ def read(data: bytes | bytearray | memoryview, *,
     if gaps:
         kept["gaps"] = gaps
     rest = bytes(buf[pos:])
+    if rest:
+        m.mark(pos, len(buf), "$.tail", "end", "RSRC" if rest == MAGIC else
+               f"{len(rest)} bytes (import metadata, then RSRC)" if importmd == pos else
+               f"{len(rest)} bytes")
     if importmd and importmd == pos and rest.endswith(MAGIC):
         kept["import_metadata"] = rest[:-4]
         rest = MAGIC
@@ -250,16 +301,23 @@ def read(data: bytes | bytearray | memoryview, *,
                         script_class=script_class, kept=kept)
 
 
-def _read_resource(rd: VariantReader, pos: int, rid: str) -> tuple[Resource, int]:
-    rtype, pos = rd.string(pos, "a resource's type")
+def _read_resource(rd: VariantReader, pos: int, rid: str, where: str,
+                   m: Marks) -> tuple[Resource, int]:
+    rtype, end = rd.string(pos, "a resource's type")
+    m.mark(pos, end, f"{where}.type", "String", repr(rtype))
+    pos = end
     n = rd.count(pos, "properties", 8)
+    m.mark(pos, pos + 4, where, "u32 count", f"{n} properties")
     pos += 4
     props: dict[str, Any] = {}
     for _ in range(n):
+        start = pos
         name, pos = rd.name(pos, "a property name")
         if not name:
             raise _fail("a property has an empty name", pos - 4)
+        m.mark(start, pos, f"{where}.{name}", "name", repr(name))
         try:
+            m.value(rd, pos, f"{where}.{name}")
             props[name], pos = rd.value(pos)
         except DecodeError as e:
             e.add_parent(f".{name}")

@@ -13,8 +13,10 @@ import os
 from typing import Any
 
 from gameserde._jsonio import dumps
+from gameserde.codecs import ByteMap
 from gameserde.errors import DecodeError, UsageError
 from gameserde.godot.resource import compressed, files, jsonview
+from gameserde.godot.resource.inspect import regions
 from gameserde.godot.resource.model import ResourceFile
 
 __all__ = ["BINARY_SUFFIXES", "TEXT_SUFFIXES", "ResourceSide", "form_of_name",
@@ -85,6 +87,10 @@ class ResourceSide:
         return (f"ok: a {file.form} {what}, Godot {file.engine[0]} (format {file.format}): "
                 f"{len(file.resources)} resources, {len(file.external)} external{scene}")
 
-    def refuse_inspect(self) -> UsageError:
-        return UsageError("inspect maps the bytes of Variants; a resource file's map is not "
-                          "made yet: verify and decode read it")
+    def inspect(self, data: bytes | bytearray | memoryview) -> ByteMap:
+        """The byte map of a binary resource file (:mod:`.inspect`)."""
+        if not files.is_binary(data):
+            raise UsageError("a text resource file names every value in its own text: inspect "
+                             "maps binary ones (.res, .scn); decode reads a text one")
+        found = regions(data)
+        return ByteMap("godot", found.data, found.rows, error=found.error, notes=found.notes)
