@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from gameserde.errors import DecodeError, EncodeError, GameserdeWarning, UsageError
 from gameserde.kingsisle import open_wad, write_wad
-from gameserde.kingsisle.wad import WAD_MAGIC, crc, safe_member_path
+from gameserde.kingsisle.wad import WAD_MAGIC, WAD_MAX_EXPANSION, crc, safe_member_path
 
 ENTRY = struct.Struct("<IIIBII")
 
@@ -177,8 +177,8 @@ def hostile() -> dict[str, tuple[bytes, str]]:
     cases["size too large"] = (bytes(lying), "inflates to 1000 bytes, not the 1001")
     struct.pack_into("<I", lying, 18, 0xFFFFFFFF)
     cases["bomb by size"] = (bytes(lying), "max_expansion")
-    bomb = zlib.compress(b"\0" * 4_000_000, 9)
-    cases["real bomb"] = (archive([(b"b", bomb, True)]), "max_expansion")
+    struct.pack_into("<I", lying, 18, 1033 * len(good) + 4096)  # more than zlib can make
+    cases["bomb by ratio"] = (bytes(lying), "max_expansion")
     cases["damaged zlib"] = (compressed(b"\1" * 10, 5), "damaged")
     cases["truncated zlib"] = (compressed(good[:-5], 1000), "ends early")
     return cases
@@ -202,11 +202,18 @@ def test_hostile_archives(case: str) -> None:
     assert raised.value.offset is not None
 
 
-def test_bomb_allowed_by_max_expansion() -> None:
-    bomb = zlib.compress(b"\0" * 400_000, 9)
+def test_bomb_refused_by_a_lower_max_expansion() -> None:
+    bomb = zlib.compress(b"\0" * 400_000, 9)  # 400 times: genuine zlib data, read by default
     data = archive([(b"b", bomb, True)])
-    with open_wad(data, max_expansion=None) as wad:
-        assert wad["b"] == b"\0" * 400_000
+    for factor in (WAD_MAX_EXPANSION, None):
+        with open_wad(data, max_expansion=factor) as wad:
+            assert wad["b"] == b"\0" * 400_000
+    with open_wad(data, max_expansion=32) as wad, pytest.raises(DecodeError) as e:
+        wad["b"]
+    assert str(e.value).endswith("the member says it inflates to 400000 bytes for the "
+                                 f"{len(bomb)}-byte input (max_expansion=32, limit "
+                                 f"{32 * len(bomb) + 4096}); a larger max_expansion allows "
+                                 "more (None or inf: no limit)")
     with pytest.raises(UsageError, match="max_expansion"):
         open_wad(data, max_expansion=-1)
 
@@ -257,7 +264,7 @@ def test_extraction_through_a_symlink_refused(tmp_path: Path) -> None:
     elsewhere.mkdir()
     os.symlink(elsewhere, out / "link")
     data = archive([(b"link/x.txt", b"1", False)])
-    with open_wad(data) as wad, pytest.raises(DecodeError, match="symbolic link"):
+    with open_wad(data) as wad, pytest.raises(DecodeError, match="is a symbolic link"):
         wad.extract(out)
     assert list(elsewhere.iterdir()) == []
 
@@ -312,3 +319,26 @@ def test_glob_as_katsuba(pattern: str, matched: list[str]) -> None:
 def test_glob_refuses_unclosed(pattern: str) -> None:
     with open_wad(write_wad(None, []) or b"") as wad, pytest.raises(UsageError, match="glob"):
         wad.glob(pattern)
+
+
+def test_extraction_replaces_a_link_where_a_member_goes(tmp_path: Path) -> None:
+    out, secret = tmp_path / "out", tmp_path / "secret.txt"
+    out.mkdir()
+    secret.write_bytes(b"keep")
+    os.symlink(secret, out / "x.txt")
+    with open_wad(archive([(b"x.txt", b"new", False)])) as wad:
+        wad.extract(out)
+    assert secret.read_bytes() == b"keep" and (out / "x.txt").read_bytes() == b"new"
+    assert not (out / "x.txt").is_symlink()
+
+
+def test_extraction_with_threads_stops_at_a_bad_member(tmp_path: Path) -> None:
+    rows = [(b"m%03d" % i, b"x" * i, False) for i in range(100)]
+    data = bytearray(archive(rows))
+    data[-10] ^= 1  # m099's data
+    with open_wad(bytes(data)) as wad:
+        with pytest.raises(DecodeError, match="CRC") as e:
+            wad.extract(tmp_path / "a", threads=4)
+        assert e.value.path == '$["m099"]'
+        assert wad.extract(tmp_path / "b", wad.names()[:99], threads=4) == wad.names()[:99]
+    assert (tmp_path / "b" / "m098").read_bytes() == b"x" * 98

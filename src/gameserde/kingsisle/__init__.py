@@ -23,7 +23,14 @@ from gameserde.kingsisle.serializer import (
     Serializer,
 )
 from gameserde.kingsisle.typelist import KiSchema, load_schema
-from gameserde.kingsisle.wad import WAD_MAGIC, WadArchive, WadEntry, open_wad, write_wad
+from gameserde.kingsisle.wad import (
+    WAD_MAGIC,
+    WAD_MAX_EXPANSION,
+    WadArchive,
+    WadEntry,
+    open_wad,
+    write_wad,
+)
 from gameserde.kingsisle.xmltext import from_xml, to_xml
 
 __all__ = [
@@ -36,6 +43,7 @@ __all__ = [
     "MAX_EXPANSION",
     "STATEFUL_FLAGS",
     "WAD_MAGIC",
+    "WAD_MAX_EXPANSION",
     "WITH_COMPRESSION",
     "BitReader",
     "BitWriter",

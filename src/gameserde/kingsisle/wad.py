@@ -15,8 +15,8 @@ raise :class:`~gameserde.errors.DecodeError` (``offset``: where in the archive; 
 ``$["member name"]``): a table that does not fit, members outside the file or overlapping
 (katsuba's checks when it opens one), names that are not UTF-8 or lack their NUL, zlib data
 that does not inflate to exactly its declared size, a declared size above ``max_expansion``
-times the member's compressed size (plus :data:`~gameserde.kingsisle.serializer.
-INFLATE_SLACK`), and a CRC that does not match (or, with ``check_crc=False``, a
+(:data:`WAD_MAX_EXPANSION`) times the member's compressed size plus 4,096 bytes, and a CRC
+that does not match (or, with ``check_crc=False``, a
 :class:`~gameserde.errors.GameserdeWarning`). :meth:`WadArchive.extract` refuses names that
 would leave the output folder.
 """
@@ -27,11 +27,13 @@ import itertools
 import mmap
 import os
 import re
+import stat
 import struct
 import tempfile
 import warnings
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -45,10 +47,11 @@ from gameserde.errors import (
     UnknownNameError,
     UsageError,
 )
-from gameserde.kingsisle.serializer import INFLATE_SLACK, MAX_EXPANSION
+from gameserde.kingsisle.serializer import INFLATE_SLACK
 
-__all__ = ["STORED_EXTENSIONS", "WAD_MAGIC", "WadArchive", "WadEntry", "crc", "glob_regex",
-           "is_wad", "open_wad", "safe_member_path", "stores", "write_wad"]
+__all__ = ["STORED_EXTENSIONS", "WAD_MAGIC", "WAD_MAX_EXPANSION", "WadArchive", "WadEntry",
+           "crc", "glob_regex", "is_wad", "open_wad", "safe_member_path", "stores",
+           "write_wad"]
 
 WAD_MAGIC = b"KIWAD"
 """The first five bytes of every KIWAD archive."""
@@ -56,6 +59,14 @@ WAD_MAGIC = b"KIWAD"
 STORED_EXTENSIONS = frozenset({"mp3", "ogg"})
 """The file extensions :func:`write_wad` stores rather than compresses by default (sound
 that zlib cannot shrink; katsuba's builder and the game's archives do the same)."""
+
+WAD_MAX_EXPANSION = 1032.0
+"""The default ``max_expansion`` of archives: deflate's utmost ratio (a 258-byte match in
+two bits), so a member is refused only when its zlib data could not inflate to the size it
+declares, before anything is inflated. A member is a file handed back whole, as a Godot
+``RSCC`` file is (``max_ratio`` 1024), not a stream decoded into values, which is why this is
+not the 32 of :data:`gameserde.kingsisle.MAX_EXPANSION`; pass 32 to bound what untrusted
+archives may make you hold."""
 
 STORED = 0xFFFFFFFF
 """The compressed size a stored member's entry carries."""
@@ -191,13 +202,36 @@ def _glob_part(pattern: str, inside: bool) -> str:
     return "".join(out)
 
 
+_CREATE = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_BINARY", 0)
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+
+
+def _write_file(path: str, data: bytes) -> None:
+    """Write ``data`` to the file ``path``; a symbolic link there is replaced, not followed."""
+    if not _NOFOLLOW and os.path.islink(path):
+        os.unlink(path)
+    try:
+        fd = os.open(path, _CREATE | _NOFOLLOW, 0o666)
+    except OSError:
+        if not (_NOFOLLOW and os.path.islink(path)):
+            raise
+        os.unlink(path)
+        fd = os.open(path, _CREATE | _NOFOLLOW, 0o666)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+    finally:
+        os.close(fd)
+
+
 class WadArchive:
     """A KIWAD archive opened by :func:`open_wad`: a mapping of member names (sorted) to
     their bytes, inflated and checked as they are read. A context manager: ``close`` (or
     leaving the ``with`` block) unmaps the file."""
 
     def __init__(self, source: str | os.PathLike[str] | bytes | bytearray | memoryview, *,
-                 check_crc: bool = True, max_expansion: float | None = MAX_EXPANSION) -> None:
+                 check_crc: bool = True, max_expansion: float | None = WAD_MAX_EXPANSION) -> None:
         try:
             self.max_expansion = check_factor(max_expansion)
         except ValueError as e:
@@ -373,13 +407,18 @@ class WadArchive:
         for name in self._entries:
             yield name, self[name]
 
-    def extract(self, directory: str | os.PathLike[str],
-                names: Iterable[str] | None = None) -> list[str]:
+    def extract(self, directory: str | os.PathLike[str], names: Iterable[str] | None = None,
+                *, threads: int | None = None) -> list[str]:
         """Write the members ``names`` (default: all) under ``directory`` at their paths,
         folders made as needed, and return the names written. Every name is checked before
         anything is written: one that could leave the folder (:func:`safe_member_path`), or
         that is both a file and the folder of another, raises a :class:`DecodeError`
-        naming it, and nothing is written."""
+        naming it, and nothing is written; so does a folder on the way that is a symbolic
+        link or a file. A member that cannot be read (its CRC, its zlib data) raises its
+        :class:`DecodeError` then, the members before it in name order written. Members are
+        inflated and written by ``threads`` threads (default: one per core, at most 8; zlib
+        and file writes run outside the GIL); a symbolic link where a member goes is
+        replaced, never followed."""
         self._live()
         chosen = list(self._entries) if names is None else [self.info(n).name for n in names]
         chosen_set = set(chosen)
@@ -394,25 +433,44 @@ class WadArchive:
                 if folder in chosen_set:
                     raise _fail(f"refusing to extract it: {_quote(folder)} is a member too, "
                                 "so it cannot also be a folder", self.info(name).offset, name)
-        root = Path(directory)
-        root.mkdir(parents=True, exist_ok=True)
-        real_root = os.path.realpath(root)
-        made: set[str] = set()
+        root = os.fspath(directory)
+        os.makedirs(root, exist_ok=True)
+        made: set[str] = {""}
+        targets = []
         for name in chosen:
-            target = root.joinpath(*name.split("/"))
-            folder = str(target.parent)
+            folder, _, _ = name.rpartition("/")
             if folder not in made:
-                target.parent.mkdir(parents=True, exist_ok=True)
-                real = os.path.realpath(folder)
-                if os.path.commonpath([real_root, real]) != real_root:
-                    raise _fail("refusing to extract it: its folder leads outside the output "
-                                "folder (through a symbolic link)", self.info(name).offset,
-                                name)
-                made.add(folder)
-            if target.is_symlink():
-                target.unlink()
-            target.write_bytes(self[name])
+                self._make_folders(root, folder, made, name)
+            targets.append(os.path.join(root, *name.split("/")))
+        count = min(8, os.cpu_count() or 1) if threads is None else max(1, threads)
+        if count == 1 or len(chosen) < 32:
+            for name, target in zip(chosen, targets, strict=True):
+                _write_file(target, self[name])
+        else:
+            with ThreadPoolExecutor(count) as pool:
+                for _ in pool.map(lambda pair: _write_file(pair[1], self[pair[0]]),
+                                  zip(chosen, targets, strict=True)):
+                    pass
         return chosen
+
+    def _make_folders(self, root: str, folder: str, made: set[str], name: str) -> None:
+        """Make ``folder`` (a member's, ``/``-separated) under ``root`` part by part, refusing
+        a part that exists as a symbolic link or a file before going through it."""
+        parts = folder.split("/")
+        for i in range(1, len(parts) + 1):
+            below = "/".join(parts[:i])
+            if below in made:
+                continue
+            path = os.path.join(root, *parts[:i])
+            try:
+                os.mkdir(path)
+            except FileExistsError:
+                mode = os.lstat(path).st_mode
+                if not stat.S_ISDIR(mode):
+                    what = "a symbolic link" if stat.S_ISLNK(mode) else "a file"
+                    raise _fail(f"refusing to extract it: {path} is {what}, not a folder",
+                                self.info(name).offset, name) from None
+            made.add(below)
 
     def close(self) -> None:
         """Unmap the archive and close its file (reading a member then raises a
@@ -439,15 +497,15 @@ class WadArchive:
 
 def open_wad(source: str | os.PathLike[str] | bytes | bytearray | memoryview, *,
              check_crc: bool = True,
-             max_expansion: float | None = MAX_EXPANSION) -> WadArchive:
+             max_expansion: float | None = WAD_MAX_EXPANSION) -> WadArchive:
     """Open the KIWAD archive at the path ``source`` (memory-mapped: only its header and file
     table are read now), or held in the bytes ``source``.
 
     ``check_crc``: a member whose CRC does not match raises a :class:`DecodeError` when it is
     read (default), or is read with a :class:`~gameserde.errors.GameserdeWarning`.
     ``max_expansion``: a compressed member may say it inflates to at most that many times its
-    compressed size plus 4,096 bytes (default 32, ``None`` or ``inf``: no limit; zlib's
-    utmost is about 1,030).
+    compressed size plus 4,096 bytes (default :data:`WAD_MAX_EXPANSION`, 1032: zlib's utmost,
+    so only sizes zlib data cannot reach are refused; ``None`` or ``inf``: no limit).
     """
     return WadArchive(source, check_crc=check_crc, max_expansion=max_expansion)
 
