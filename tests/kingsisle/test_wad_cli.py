@@ -107,6 +107,9 @@ def test_errors_are_sentences(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert code == 1 and "run past the end" in err and "Traceback" not in err
     code, _, err = run(capsys, "wad", "list", str(tmp_path / "missing.wad"))
     assert code == 2 and "No such file" in err
+    code, _, err = run(capsys, "wad", "pack", str(tmp_path), "-o", str(tmp_path / "no" / "x.wad"))
+    assert (code, err) == (2, f"gameserde: {tmp_path / 'no' / 'x.wad'}: No such file or "
+                              "directory\n")
     code, _, err = run(capsys, "wad", "list", str(root_wad), "nothing*")
     assert code == 2 and err == "gameserde: no member matches nothing*\n"
     with pytest.raises(SystemExit) as e:

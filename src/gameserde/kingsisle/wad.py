@@ -606,7 +606,10 @@ def write_wad(path: str | os.PathLike[str] | None, members: Members, *,
     if path is None:
         return b"".join(parts)
     target = Path(path)
-    fd, partial = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+    try:
+        fd, partial = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+    except OSError as e:  # named by the archive asked for, not the temporary file
+        raise OSError(e.errno, e.strerror, str(target)) from None
     try:
         with os.fdopen(fd, "wb") as f:
             f.writelines(parts)
