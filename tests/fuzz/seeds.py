@@ -155,6 +155,18 @@ def fb_load_schema() -> list[bytes]:
     return out
 
 
+def fb_bfbs() -> list[bytes]:
+    """``.bfbs`` of the buffer targets' schemas with each option, and the corpus's."""
+    out = []
+    for n, schema in enumerate(targets.fb_schemas()):
+        out.append(schema.to_bfbs(comments=n % 2 == 0, builtins=n % 3 != 2))
+    if SHARED_SCHEMAS.is_dir():
+        for path in sorted(SHARED_SCHEMAS.glob("*bfbs_*/buf.bin")):
+            if "_trunc_" not in str(path):
+                out.append(path.read_bytes())
+    return out
+
+
 ZEZE_IMPORTED = b"""<solution name="lib"><module name="items" id="1">
 <bean name="BItem"><variable id="1" name="id" type="int" default="0x10"/>
 <variable id="2" name="k" type="set[vector3int]"/></bean>
@@ -576,6 +588,7 @@ SEEDS: dict[str, Callable[[], list[bytes]]] = {
     "fb.encode": fb_encode,
     "fb.flexbuffers": fb_flexbuffers,
     "fb.load_schema": fb_load_schema,
+    "fb.bfbs": fb_bfbs,
     "zeze.load_schema": zeze_load_schema,
     "zeze.decode": zeze_decode,
     "zeze.generic": lambda: [bytes([seed[0] >> 5 & 1]) + seed[1:] for seed in zeze_decode()]

@@ -27,7 +27,7 @@ from typing import Any
 from gameserde import godot, zeze
 from gameserde._recursion import recursion_room
 from gameserde.errors import DecodeError
-from gameserde.flatbuffers import FbsSchema, flexbuffers, load_schema
+from gameserde.flatbuffers import FbsSchema, flexbuffers, load_bfbs, load_schema
 from gameserde.flatbuffers.inspect import annotate
 from gameserde.flatbuffers.verifier import _prefix_width
 from gameserde.flatbuffers.views import FlatStructView, LazyStructView, TableView, VectorView
@@ -460,6 +460,30 @@ def fb_load_schema(data: bytes) -> None:
     if kind == "ok":
         both_paths("fb.decode of encode({})", lambda: schema.decode(out),
                    lambda v: _repr(v, len(out) + len(data), "fb.decode of encode({})"))
+
+
+def fb_bfbs(data: bytes) -> None:
+    """``load_bfbs`` of a binary schema (verified first); a schema it loads writes a ``.bfbs``
+    that loads back and writes the same bytes again, and encodes ``{}`` of its root."""
+    kind, schema = outcome("fb.bfbs", lambda: load_bfbs(data))
+    if kind != "ok":
+        return
+    check_weight("fb.bfbs", len(repr(schema.schema)), len(data))
+    kind, written = outcome("fb.to_bfbs of a loaded .bfbs",
+                            lambda: schema.to_bfbs(comments=True, builtins=True))
+    if kind != "ok":
+        raise Finding("invariant", f"a loaded .bfbs does not write: {written}",
+                      "fb.to_bfbs of a loaded .bfbs fails")
+    kind, again = outcome("fb.bfbs of to_bfbs", lambda: load_bfbs(written))
+    if kind != "ok" or again.to_bfbs(comments=True, builtins=True) != written:
+        raise Finding("invariant", "a .bfbs written from a loaded one does not load back to "
+                      "the same bytes", "fb.bfbs write/load differ")
+    if schema.root is None:
+        return
+    kind, out = both_paths("fb.encode({}) of a fuzzed .bfbs", lambda: schema.encode({}))
+    if kind == "ok":
+        both_paths("fb.decode of encode({}) of a .bfbs", lambda: schema.decode(out),
+                   lambda v: _repr(v, len(out) + len(data), "fb.decode of a .bfbs"))
 
 
 IMPORT_MARK = b"\n<!--imp.xml-->\n"
@@ -1553,6 +1577,7 @@ TARGETS: dict[str, Callable[[bytes], None]] = {
     "fb.encode": fb_encode,
     "fb.flexbuffers": fb_flexbuffers,
     "fb.load_schema": fb_load_schema,
+    "fb.bfbs": fb_bfbs,
     "zeze.load_schema": zeze_load_schema,
     "zeze.decode": zeze_decode,
     "zeze.generic": zeze_generic,

@@ -21,7 +21,7 @@ import pytest
 from gameserde import godot, zeze
 from gameserde.batch.parquet import json_table, json_text, table_of
 from gameserde.errors import GameserdeError
-from gameserde.flatbuffers import flexbuffers, load_schema
+from gameserde.flatbuffers import flexbuffers, load_bfbs, load_schema
 from gameserde.flatbuffers.rows import Rows
 from gameserde.godot.inspect import regions, render
 from gameserde.zeze.rows import rows_of
@@ -229,6 +229,14 @@ def schema_with_enum(n: int) -> bytes:
                          ids=["tables", "enum values"])
 def test_load_schema_grows_linearly(make: Callable[[int], bytes]) -> None:
     assert_linear(make, load_schema, (100, 200, 400))
+
+
+@pytest.mark.parametrize("make", [schema_with_tables, schema_with_enum],
+                         ids=["tables", "enum values"])
+def test_bfbs_grows_linearly(make: Callable[[int], bytes]) -> None:
+    """Reading a ``.bfbs`` (verify, check, lower) and writing it again."""
+    assert_linear(lambda n: load_schema(make(n)).to_bfbs(comments=True, builtins=True),
+                  lambda d: load_bfbs(d).to_bfbs(), (100, 200, 400))
 
 
 FLEX_FAMILIES = {

@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import math
 import os
+import re
 import struct
 from collections.abc import Iterator
 from typing import Any
@@ -57,6 +58,8 @@ from gameserde.schema.model import Type as ModelType
 _INT_TYPES = {BYTE: Int(8, True), BYTE + 1: Int(8, False), BYTE + 2: Int(16, True),
               BYTE + 3: Int(16, False), BYTE + 4: Int(32, True), BYTE + 5: Int(32, False),
               BYTE + 6: Int(64, True), BYTE + 7: Int(64, False), UTYPE: Int(8, False)}
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_QUALIFIED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 # Builtin attributes whose value is a number (the others are flags or names).
 _NUMERIC_ATTRIBUTES = frozenset({"id", "force_align"})
 
@@ -162,6 +165,8 @@ def _attributes(t: _Table, slot: int) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for kv in t.tables(slot):
         key = kv.string(0) or ""
+        if key.startswith("flatbuffers."):  # the model's own facts
+            raise BfbsError(f"attribute {key} is reserved", kv.pos)
         out[key] = _attribute_value(key, kv.string(1) or "")
     return out
 
@@ -195,8 +200,8 @@ class _Reader:
         self.root = root
         self.objects = root.tables(0)
         self.enums = root.tables(1)
-        self.object_names = [self.name(o) for o in self.objects]
-        self.enum_names = [self.name(e) for e in self.enums]
+        self.object_names = [self.name(o, True) for o in self.objects]
+        self.enum_names = [self.name(e, True) for e in self.enums]
         self.is_union = [bool(e.scalar(2, "<?", False)) for e in self.enums]
         self.is_struct = [bool(o.scalar(2, "<?", False)) for o in self.objects]
         for names, what in ((self.object_names, "object"), (self.enum_names, "enum")):
@@ -208,10 +213,12 @@ class _Reader:
         self.field_types: dict[str, _Type] = {}
 
     @staticmethod
-    def name(t: _Table) -> str:
+    def name(t: _Table, dotted: bool = False) -> str:
+        """The identifier in slot 0 (a qualified name when ``dotted``), as flatc's lexer
+        reads them."""
         name = t.string(0)
-        if not name:
-            raise BfbsError("a definition without a name", t.pos)
+        if name is None or not (_QUALIFIED if dotted else _IDENTIFIER).fullmatch(name):
+            raise BfbsError(f"not a valid name: {name!r:.80}", t.pos)
         return name
 
     # -- types -------------------------------------------------------------------------------
@@ -343,6 +350,8 @@ class _Reader:
         for fid, ft in enumerate(by_id):
             assert ft is not None
             fields.append(self.field(ft, fid, fixed, namespace, names))
+        if sum(f.key for f in fields) > 1:
+            raise BfbsError(f"{name} has more than one key field", o.pos)
         self.check_layout(o, name, fixed, fields)
         return Record(name, tuple(fields), kind="struct" if fixed else "table",
                       attributes=attrs, doc=_doc(o, 6))
@@ -358,6 +367,7 @@ class _Reader:
         key = bool(f.scalar(8, "<?", False))
         optional = bool(f.scalar(11, "<?", False))
         offset64 = bool(f.scalar(13, "<?", False))
+        self.check_flags(f, name, t, fixed, required, key, offset64)
         # The flags that only these attributes set (a union's type field copies its union
         # field's, and vector64 implies offset64): the attributes without --bfbs-builtins.
         if not (t.base == UTYPE or (t.base == VECTOR and t.element == UTYPE)):
@@ -403,6 +413,25 @@ class _Reader:
         return ModelField(name=name, type=ftype, id=fid, default=default,
                           deprecated=deprecated, required=required, key=key,
                           attributes=attrs, doc=_doc(f, 10))
+
+    def check_flags(self, f: _Table, name: str, t: _Type, fixed: bool, required: bool,
+                    key: bool, offset64: bool) -> None:
+        """What flatc's parser refuses of a field's flags, and a union without its type."""
+        scalar = UTYPE <= t.base <= DOUBLE
+        if required and (scalar or fixed):
+            raise BfbsError(f"field {name} is required but a scalar or in a struct", f.pos)
+        if key and (t.base in (VECTOR, VECTOR64, UNION)
+                    or (t.base == OBJ and not self.is_struct[t.index])):
+            raise BfbsError(f"field {name} is a key of a type that cannot be one", f.pos)
+        if offset64 and t.base not in (STRING, VECTOR, VECTOR64):
+            raise BfbsError(f"field {name} is offset64 but not a string or vector", f.pos)
+        if t.base == UNION or (t.base == VECTOR and t.element == UNION):
+            sibling = self.field_types.get(name + "_type")
+            if sibling is None or sibling.index != t.index or (
+                    (sibling.base, sibling.element) != (UTYPE, NONE) if t.base == UNION
+                    else (sibling.base, sibling.element) != (VECTOR, UTYPE)):
+                raise BfbsError(f"union field {name} without its type field {name}_type",
+                                f.pos)
 
     @staticmethod
     def check_layout(o: _Table, name: str, fixed: bool, fields: list[ModelField]) -> None:
@@ -508,16 +537,25 @@ class _Reader:
                 else:
                     raise BfbsError(f"union {name} has a member that is not a table, struct "
                                     "or string", v.pos)
-                members[self.name(v)] = (v.scalar(1, "<q", 0), member)
+                members[self.name(v)] = (self.value(v, underlying), member)
             return Union(name, members, discriminator=underlying, attributes=attrs, doc=doc)
-        wrap = 1 << 64 if t.base == ULONG else 0  # flatc stores ulong values as longs
-        vals = {self.name(v): v.scalar(1, "<q", 0) % wrap if wrap else v.scalar(1, "<q", 0)
-                for v in values}
+        vals = {self.name(v): self.value(v, underlying) for v in values}
         bit_flags = "bit_flags" in attrs
         if bit_flags:
             attrs["flatbuffers.bit_index"] = {
                 n: (v & -v).bit_length() - 1 if v > 0 else 0 for n, v in vals.items()}
         return Enum(name, underlying, vals, bit_flags=bit_flags, attributes=attrs, doc=doc)
+
+    @staticmethod
+    def value(v: _Table, underlying: Int) -> int:
+        """An enum value, in the range of its type (flatc stores a ulong's as a long)."""
+        value: int = v.scalar(1, "<q", 0)
+        if underlying.bits == 64 and not underlying.signed:
+            value %= 1 << 64
+        low = -(1 << (underlying.bits - 1)) if underlying.signed else 0
+        if not low <= value < low + (1 << underlying.bits):
+            raise BfbsError(f"enum value {value} does not fit its type", v.pos)
+        return value
 
     def services(self) -> tuple[FbsService, ...]:
         out = []
@@ -534,7 +572,7 @@ class _Reader:
                     ends.append(positions[t.pos])
                 calls.append(FbsRpcCall(self.name(c), ends[0], ends[1], _attributes(c, 3),
                                         _doc(c, 4)))
-            out.append(FbsService(self.name(s), tuple(calls), _attributes(s, 2), _doc(s, 3),
+            out.append(FbsService(self.name(s, True), tuple(calls), _attributes(s, 2), _doc(s, 3),
                                   s.string(4) or ""))
         return tuple(out)
 
@@ -560,7 +598,7 @@ class _Reader:
             self._collect_attributes(t, declared)
         namespaces = dict.fromkeys(n.rpartition(".")[0] for n in types)
         attributes: dict[str, Any] = {
-            "file_identifier": self.root.string(2) or None,
+            "file_identifier": self.file_identifier(),
             "file_extension": self.root.string(3) or None,
             "namespaces": tuple(n for n in namespaces if n),
             "services": self.services(),
@@ -573,10 +611,18 @@ class _Reader:
         schema = Schema(types, root=root, attributes=attributes)
         return FbsSchema(schema, source_file=self.source_file)
 
+    def file_identifier(self) -> str | None:
+        ident = self.root.string(2)
+        if ident and (len(ident.encode("utf-8", "surrogateescape")) != 4
+                      or not ident.isprintable()):
+            raise BfbsError(f"file identifier {ident!r:.40} is not 4 bytes of text",
+                            self.root.pos)
+        return ident or None
+
     def file_includes(self) -> tuple[tuple[str, tuple[str, ...]], ...]:
         """The schema files (``--bfbs-filenames``) in the order flatc wrote them."""
         files = sorted(self.root.tables(7), key=lambda t: -t.pos)
-        return tuple((self.name(f), tuple(f.strings(1))) for f in files)
+        return tuple((f.string(0) or "", tuple(f.strings(1))) for f in files)
 
     @staticmethod
     def _collect_attributes(t: Named, into: dict[str, None]) -> None:

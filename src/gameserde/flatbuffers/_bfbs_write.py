@@ -69,9 +69,9 @@ class _Types:
 
     def __init__(self, schema: FbsSchema) -> None:
         self.schema = schema
-        objects = sorted(n for n, t in schema.types.items() if isinstance(t, Record))
+        self.objects = sorted(n for n, t in schema.types.items() if isinstance(t, Record))
         enums = sorted(n for n, t in schema.types.items() if isinstance(t, Enum | Union))
-        self.index = {name: i for i, name in enumerate(objects)}
+        self.index = {name: i for i, name in enumerate(self.objects)}
         self.index.update((name, i) for i, name in enumerate(enums))
 
     def element(self, t: ModelType, union_type_of: str | None) -> tuple[int, int]:
@@ -113,8 +113,8 @@ class _Types:
         return base, NONE, index, 0
 
     def struct_size(self, index: int) -> int:
-        name = sorted(n for n, t in self.schema.types.items() if isinstance(t, Record))[index]
-        return int(self.schema.types[name].attributes.get("flatbuffers.size", 0) or 0)
+        attrs = self.schema.types[self.objects[index]].attributes
+        return int(attrs.get("flatbuffers.size", 0) or 0)
 
 
 def attribute_text(value: Any) -> str:
