@@ -398,6 +398,21 @@ def kingsisle_bind() -> list[bytes]:
     return [*out, b"\x00" + bomb, b"\x04" + bomb]  # default max_expansion, and 1
 
 
+def kingsisle_wad() -> list[bytes]:
+    """Archives of a few shapes with each option, and the hostile archives of
+    ``tests/kingsisle/test_wad.py``."""
+    from gameserde.kingsisle import write_wad
+    from tests.kingsisle.test_wad import hostile
+
+    item = (ROOT / "examples" / "kingsisle" / "item.bin").read_bytes()
+    archives = [write_wad(None, {}) or b"",
+                write_wad(None, {"a/b.xml": b"<x/>" * 20, "s.mp3": bytes(40), "c": item}) or b"",
+                write_wad(None, {f"d{i}/f{i}": bytes([i]) * i for i in range(12)},
+                          version=1, flags=None) or b""]
+    out = [bytes([options]) + wad for wad in archives for options in (0, 1, 2, 4)]
+    return out + [b"\x04" + data for _, (data, _) in sorted(hostile().items())]
+
+
 def cli_kingsisle() -> list[bytes]:
     """The decode seeds under decode, verify and inspect with their flags; their JSON and
     XML under encode (plain and BINd)."""
@@ -603,6 +618,7 @@ SEEDS: dict[str, Callable[[], list[bytes]]] = {
     "kingsisle.from_xml": kingsisle_from_xml,
     "kingsisle.from_json": kingsisle_from_json,
     "kingsisle.bind": kingsisle_bind,
+    "kingsisle.wad": kingsisle_wad,
     "o3de.parse": o3de_parse,
     "o3de.patch": o3de_patch,
     "o3de.imports": o3de_imports,

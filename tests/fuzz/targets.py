@@ -1562,6 +1562,60 @@ def rows(data: bytes) -> None:
     check_weight(what, table.nbytes, len(body), factor=4096)
 
 
+def kingsisle_wad(data: bytes) -> None:
+    """``kingsisle.open_wad`` of an archive (byte 0: bit 0 ``check_crc=False``, bit 1
+    ``max_expansion=1``, else the default 1032; bit 2 extract into a fresh folder), then
+    every member read and globs: gameserde errors only; what the members inflate to stays
+    within the bound ``max_expansion`` sets; extraction writes only inside its folder; an
+    archive whose members all read and whose names are all safe is written back by
+    ``write_wad`` to the same members."""
+    import warnings
+
+    from gameserde.kingsisle.wad import open_wad, safe_member_path, write_wad
+
+    if not data:
+        return
+    options, body = data[0], data[1:]
+    factor = 1 if options & 2 else 1032
+    kind, wad = outcome("kingsisle.wad", lambda: open_wad(body, check_crc=not options & 1,
+                                                          max_expansion=factor))
+    if kind != "ok":
+        return
+    with wad, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        members = {}
+        for name in wad.names():
+            kind, member = outcome("kingsisle.wad member", lambda name=name: wad[name])
+            if kind == "ok":
+                members[name] = member
+        check_weight("kingsisle.wad members", sum(map(len, members.values())), len(body),
+                     factor=factor + 4096 // 21 + 1)  # 4096 bytes' slack per 21-byte entry
+        for pattern in ("*", "**/*.xml", "[a-m]*", "{a,b}/?"):
+            kind, found = outcome("kingsisle.wad glob", lambda p=pattern: wad.glob(p))
+            if kind != "ok" or not set(found) <= set(members) | set(wad.names()):
+                raise Finding("invariant", f"kingsisle.wad glob {pattern!r} gave {found!r:.200}",
+                              "kingsisle.wad glob")
+        if options & 4:
+            box = Path(tempfile.mkdtemp(dir=workdir()))
+            outcome("kingsisle.wad extract", lambda: wad.extract(box / "out"))
+            outside = [p for p in box.iterdir() if p.name != "out"]
+            shutil.rmtree(box)
+            if outside:
+                raise Finding("invariant", f"kingsisle.wad extract wrote {outside}",
+                              "kingsisle.wad extract escapes")
+    if len(members) != len(wad) or any(safe_member_path(n) for n in members):
+        return
+    kind, again = outcome("kingsisle.write_wad of read members",
+                          lambda: write_wad(None, members))
+    if kind != "ok":
+        raise Finding("invariant", f"kingsisle.write_wad refuses read members: {again}",
+                      "kingsisle.write_wad refuses read members")
+    with open_wad(again) as back:
+        if dict(back.items()) != members:
+            raise Finding("invariant", "kingsisle.write_wad does not read back",
+                          "kingsisle.write_wad round trip")
+
+
 TARGETS: dict[str, Callable[[bytes], None]] = {
     "godot.decode": godot_decode,
     "godot.framings": godot_framings,
@@ -1590,6 +1644,7 @@ TARGETS: dict[str, Callable[[bytes], None]] = {
     "kingsisle.from_xml": kingsisle_from_xml,
     "kingsisle.from_json": kingsisle_from_json,
     "kingsisle.bind": kingsisle_bind,
+    "kingsisle.wad": kingsisle_wad,
     "o3de.parse": o3de_parse,
     "o3de.patch": o3de_patch,
     "o3de.imports": o3de_imports,

@@ -402,3 +402,37 @@ def test_godot_resources_grow_linearly(family: str, form: str) -> None:
         assert_linear(binary, resource_all, sizes)
     else:
         assert_linear(make, resource_all, sizes)
+
+
+# ---------------------------------------------------------------------------------------------
+# KingsIsle archives: opened (header and table), every member read and checked, globbed
+
+def wad_of_members(n: int) -> bytes:
+    from gameserde.kingsisle import write_wad
+
+    return write_wad(None, {f"d{i % 7}/m{i:06}.xml": b"<x>%d</x>" % i * 8
+                            for i in range(n)}) or b""
+
+
+def wad_claiming(size: int) -> bytes:
+    """One compressed member of 100 bytes said to inflate to ``size`` bytes."""
+    import struct
+
+    data = bytearray(wad_of_members(1))
+    struct.pack_into("<I", data, 18, size)
+    return bytes(data)
+
+
+def wad_all(data: bytes) -> Any:
+    from gameserde.kingsisle import open_wad
+
+    with open_wad(data) as wad:
+        return [attempt(lambda n=n: wad[n]) for n in wad.names()], wad.glob("**/*.xml")
+
+
+def test_kingsisle_wad_grows_linearly() -> None:
+    assert_linear(wad_of_members, wad_all, (200, 400, 800))
+
+
+def test_kingsisle_wad_claimed_sizes_cost_nothing() -> None:
+    assert_flat(wad_claiming, wad_all, (1 << 10, 1 << 20, (1 << 32) - 1))
