@@ -277,8 +277,8 @@ class WadArchive:
         pos = 13
         if self.version >= 2:
             if end < 14:
-                raise _fail("a version 2 header needs 14 bytes (the flags byte) but the file "
-                            f"has {end}", end)
+                raise _fail(f"a version {self.version} header needs 14 bytes (the flags byte) "
+                            f"but the file has {end}", end)
             self.flags = data[13]
             pos = 14
         most = (end - pos) // _ENTRY.size  # an entry with an empty name: 21 bytes
