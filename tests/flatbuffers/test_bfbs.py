@@ -19,6 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from gameserde.cli import main
 from gameserde.errors import DecodeError, SchemaError
 from gameserde.flatbuffers import FbsSchema, load_schema
 from gameserde.flatbuffers._bfbs_write import BfbsWriter
@@ -382,3 +383,38 @@ def test_cost_is_linear() -> None:
 
     small, large = timed(200), timed(1600)
     assert large < small * 8 * 4, (small, large)
+
+
+# ---------------------------------------------------------------------------------------------
+# The command line: --schema takes a .bfbs
+
+
+def test_cli_takes_a_bfbs_schema(features: Path, tmp_path: Path,
+                                 capsys: pytest.CaptureFixture[str]) -> None:
+    bfbs = tmp_path / "main.bfbs"
+    bfbs.write_bytes(load_schema(features / "main.fbs").to_bfbs(builtins=True))
+    value = tmp_path / "v.json"
+    value.write_text('{must: "yes", heroes: [{name: "a"}], perm: "Read Exec"}')
+    with_fbs, with_bfbs = tmp_path / "a.bin", tmp_path / "b.bin"
+    assert main(["encode", "flatbuffers", "-s", str(features / "main.fbs"), str(value),
+                 "-o", str(with_fbs)]) == 0
+    assert main(["encode", "flatbuffers", "-s", str(bfbs), str(value),
+                 "-o", str(with_bfbs)]) == 0
+    assert with_bfbs.read_bytes() == with_fbs.read_bytes()
+    assert main(["verify", "flatbuffers", "-s", str(bfbs), str(with_bfbs)]) == 0
+    capsys.readouterr()
+    for schema in (features / "main.fbs", bfbs):
+        assert main(["decode", "flatbuffers", "-s", str(schema), str(with_bfbs)]) == 0
+    first, second = capsys.readouterr().out.split("\n", 1)
+    assert second.strip() == first.strip() and '"perm":"Read Exec"' in first
+
+
+def test_cli_reports_a_broken_bfbs(features: Path, tmp_path: Path,
+                                   capsys: pytest.CaptureFixture[str]) -> None:
+    bfbs = tmp_path / "broken.bfbs"
+    bfbs.write_bytes(load_schema(features / "main.fbs").to_bfbs()[:200])
+    (tmp_path / "x.bin").write_bytes(b"\0" * 16)
+    capsys.readouterr()
+    assert main(["decode", "flatbuffers", "-s", str(bfbs), str(tmp_path / "x.bin")]) == 1
+    assert capsys.readouterr().err.startswith(f"gameserde: {bfbs}: flatbuffers .bfbs load error")
+

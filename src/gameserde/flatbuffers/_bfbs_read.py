@@ -66,10 +66,16 @@ _NUMERIC_ATTRIBUTES = frozenset({"id", "force_align"})
 
 class BfbsError(DecodeError, SchemaError):
     """A ``.bfbs`` that is not a valid binary schema: a :class:`DecodeError` (``offset`` is
-    where the fault is) and a :class:`SchemaError`."""
+    where the fault is) and a :class:`SchemaError`; ``str()`` starts with the file's name
+    (``source_file``) when it has one."""
 
     def __init__(self, message: str, offset: int | None = None) -> None:
         super().__init__(message, offset=offset, format="flatbuffers .bfbs", verb="load")
+        self.source_file = ""
+
+    def __str__(self) -> str:
+        text = super().__str__()
+        return f"{self.source_file}: {text}" if self.source_file else text
 
 
 @functools.cache
@@ -640,10 +646,14 @@ def read_bfbs(data: bytes | bytearray | memoryview, source_file: str = "") -> Fb
     buf = bytes(data)
     size_prefixed = len(buf) >= 12 and buf[4:8] != b"BFBS" and buf[8:12] == b"BFBS"
     try:
-        reflection_schema().verify(buf, size_prefixed=size_prefixed)
-    except DecodeError as exc:
-        raise BfbsError(f"not a valid binary schema: {exc.message}", exc.offset) from None
-    return _Reader(buf, source_file).run()
+        try:
+            reflection_schema().verify(buf, size_prefixed=size_prefixed)
+        except DecodeError as exc:
+            raise BfbsError(f"not a valid binary schema: {exc.message}", exc.offset) from None
+        return _Reader(buf, source_file).run()
+    except BfbsError as exc:
+        exc.source_file = source_file
+        raise
 
 
 __all__ = ["BfbsError", "looks_like_bfbs", "read_bfbs", "reflection_schema"]

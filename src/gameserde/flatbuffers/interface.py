@@ -384,7 +384,8 @@ FORMAT = FormatInfo(
     options=(
         # a path, whatever characters it holds (in Python a str may be schema text)
         dataclasses.replace(schema_option("the .fbs schema (the files it includes are read "
-                                          "too)", metavar="S.fbs"), parse=pathlib.Path),
+                                          "too), or a binary schema (.bfbs) flatc wrote",
+                                          metavar="S.fbs"), parse=pathlib.Path),
         Option("include", ("-I", "--include"),
                "a directory to search for included schemas, as flatc -I (repeatable)",
                parse=str, metavar="DIR", repeat=True),
