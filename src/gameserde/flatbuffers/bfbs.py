@@ -32,6 +32,8 @@ What a ``.bfbs`` does not hold, and so a schema loaded from one lacks (compared 
   ``.bfbs`` files with ``--bfbs-builtins`` to read them back with every codec unchanged;
 * the text of a string default (flatc keeps only that there is one: it loads as ``""``), an
   integer default beyond the int64 range (stored as 0), the sign of a NaN default;
+* documentation that is a single empty ``///`` line (the model's documentation is text, so
+  that one is empty: ``to_bfbs(comments=True)`` leaves it out, where flatc writes ``[""]``);
 * an attribute's value type: flatc keeps text, so ``"0"`` loads as True (an attribute given
   without a value; ``id`` and ``force_align`` stay numbers), digits as an int, anything else
   as a str;
