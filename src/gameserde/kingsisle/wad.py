@@ -33,7 +33,6 @@ import tempfile
 import warnings
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -407,18 +406,16 @@ class WadArchive:
         for name in self._entries:
             yield name, self[name]
 
-    def extract(self, directory: str | os.PathLike[str], names: Iterable[str] | None = None,
-                *, threads: int | None = None) -> list[str]:
+    def extract(self, directory: str | os.PathLike[str],
+                names: Iterable[str] | None = None) -> list[str]:
         """Write the members ``names`` (default: all) under ``directory`` at their paths,
         folders made as needed, and return the names written. Every name is checked before
         anything is written: one that could leave the folder (:func:`safe_member_path`), or
         that is both a file and the folder of another, raises a :class:`DecodeError`
         naming it, and nothing is written; so does a folder on the way that is a symbolic
         link or a file. A member that cannot be read (its CRC, its zlib data) raises its
-        :class:`DecodeError` then, the members before it in name order written. Members are
-        inflated and written by ``threads`` threads (default: one per core, at most 8; zlib
-        and file writes run outside the GIL); a symbolic link where a member goes is
-        replaced, never followed."""
+        :class:`DecodeError` then, the members before it (in name order) written. A symbolic
+        link where a member goes is replaced, never followed."""
         self._live()
         chosen = list(self._entries) if names is None else [self.info(n).name for n in names]
         chosen_set = set(chosen)
@@ -442,15 +439,8 @@ class WadArchive:
             if folder not in made:
                 self._make_folders(root, folder, made, name)
             targets.append(os.path.join(root, *name.split("/")))
-        count = min(8, os.cpu_count() or 1) if threads is None else max(1, threads)
-        if count == 1 or len(chosen) < 32:
-            for name, target in zip(chosen, targets, strict=True):
-                _write_file(target, self[name])
-        else:
-            with ThreadPoolExecutor(count) as pool:
-                for _ in pool.map(lambda pair: _write_file(pair[1], self[pair[0]]),
-                                  zip(chosen, targets, strict=True)):
-                    pass
+        for name, target in zip(chosen, targets, strict=True):
+            _write_file(target, self[name])
         return chosen
 
     def _make_folders(self, root: str, folder: str, made: set[str], name: str) -> None:
