@@ -6,8 +6,8 @@ For every schema of the corpus (each case's, and the ``parse_only`` schemas flat
   ``--bfbs-comments`` and ``--bfbs-builtins``, and with ``--bfbs-filenames``;
 * read: ``load_schema`` of flatc's ``.bfbs`` gives the model of the ``.fbs`` (what a ``.bfbs``
   stores of it, :func:`tests.flatbuffers.bfbs_tool.stored`), which writes the same bytes back;
-* use: every corpus buffer decodes, prints and re-encodes the same with the schema loaded
-  from flatc's ``.bfbs --bfbs-builtins`` as with the ``.fbs``;
+* use: every corpus buffer decodes, prints, re-encodes, verifies and annotates the same with
+  the schema loaded from flatc's ``.bfbs --bfbs-builtins`` as with the ``.fbs``;
 * the corpus's own ``.bfbs`` files load; the two flatc 25.12.19 made (Arrow, TFLite) and four
   of the five checked into the FlatBuffers repository (the fifth is an older flatc's) are
   written again byte for byte from their ``.fbs`` without flatc.
@@ -30,6 +30,7 @@ import pytest
 
 from gameserde.errors import DecodeError, EncodeError
 from gameserde.flatbuffers import FbsSchema, load_schema
+from gameserde.flatbuffers.inspect import annotate
 from tests.conformance.corpus import case_names, corpus_dir, require
 from tests.flatbuffers.bfbs_tool import FLAGS, assert_same_model, flatc_bfbs
 from tests.flatbuffers.flatc_tool import flatc
@@ -135,6 +136,10 @@ def _run(schema: FbsSchema, what: str, buf: bytes, opts: dict[str, Any]) -> Any:
             return schema.to_json(buf, **opts)
         if what == "decode":
             return repr(schema.decode(buf, defaults=True, **opts))
+        if what == "verify":
+            return schema.verify(buf, **opts)
+        if what == "annotate":
+            return annotate(schema, buf, schema_file="", **opts)
         return schema.encode(schema.decode(buf, **opts), opts["root_type"])
     except (DecodeError, EncodeError) as exc:
         return (type(exc).__name__, str(exc))
@@ -153,11 +158,12 @@ def test_corpus_buffers_read_the_same_with_the_bfbs() -> None:
             continue
         from_bfbs = _loaded(builtins[key])
         opts = {"root_type": meta["root_type"], "size_prefixed": meta["size_prefixed"]}
-        for what in ("json", "decode", "encode"):
+        small = len(buf) < 1 << 15  # annotating is slow: the small ones cover its paths
+        for what in ("json", "decode", "encode", "verify", *(("annotate",) if small else ())):
             assert _run(from_bfbs, what, buf, opts) == _run(fbs(key), what, buf, opts), \
                 (name, what)
             checked += 1
-    assert checked > 250
+    assert checked > 400
 
 
 @functools.cache
