@@ -17,20 +17,10 @@ from gameserde.flatbuffers._annotate_regions import (
     UINT64,
     UTYPE,
 )
+from gameserde.flatbuffers._reflection_types import BASE_NAMES, ReflectionTypes, field_defaults
 from gameserde.flatbuffers.schema import FbsSchema
-from gameserde.schema.model import (
-    Bool,
-    Enum,
-    Float,
-    Int,
-    List,
-    Optional,
-    Record,
-    Ref,
-    String,
-    Union,
-)
 from gameserde.schema.model import Field as ModelField
+from gameserde.schema.model import Ref, Union
 from gameserde.schema.model import Type as ModelType
 
 # reflection::BaseType names, their sizes (GetTypeSize) and region types (GetRegionType).
@@ -78,53 +68,15 @@ class _Reflection:
     def __init__(self, schema: FbsSchema) -> None:
         self.schema = schema
         self._objects: dict[str, _RObject] = {}
+        self._types = ReflectionTypes(schema)
 
     def resolve(self, t: ModelType) -> Any:
         return self.schema.resolve(t)
 
-    def scalar_base(self, t: ModelType) -> str:
-        if isinstance(t, Optional):
-            t = t.inner
-        r = self.resolve(t)
-        if isinstance(r, Enum):
-            r = r.underlying
-        if isinstance(r, Bool):
-            return "Bool"
-        if isinstance(r, Float):
-            return "Double" if r.bits == 64 else "Float"
-        if isinstance(r, Int):
-            names = {8: "Byte", 16: "Short", 32: "Int", 64: "Long"}
-            name = names.get(r.bits, "Long")
-            return name if r.signed else ("U" + name if name != "Byte" else "UByte")
-        return "None"
-
-    def element_type(self, t: ModelType, union_of: str | None) -> tuple[str, str | None]:
-        """The base type and index of a non-series type."""
-        if union_of is not None:
-            return "UType", union_of
-        r = self.resolve(t)
-        if isinstance(r, Record):
-            return "Obj", r.name
-        if isinstance(r, Union):
-            return "Union", r.name
-        if isinstance(r, String):
-            return "String", None
-        if isinstance(r, Enum):
-            return self.scalar_base(r.underlying), r.name
-        return self.scalar_base(t), None
-
     def rtype(self, f: ModelField) -> _RType:
-        union_of = f.attributes.get("flatbuffers.union")
-        union_of = union_of if isinstance(union_of, str) and union_of else None
-        t = f.type
-        if isinstance(t, List):
-            element, index = self.element_type(t.element, union_of)
-            if t.length is not None:
-                return _RType("Array", element, index, t.length)
-            base = "Vector64" if f.attributes.get("vector64") else "Vector"
-            return _RType(base, element, index)
-        base, index = self.element_type(t, union_of)
-        return _RType(base, "None", index)
+        base, element, index, fixed_length = self._types.of_field(f)
+        return _RType(BASE_NAMES[base], BASE_NAMES[element],
+                      self._types.name(index, base, element), fixed_length)
 
     def object(self, name: str) -> _RObject:
         obj = self._objects.get(name)
@@ -132,19 +84,10 @@ class _Reflection:
             rec = self.schema.record(name)
             fields = []
             for f in sorted(rec.fields, key=lambda f: f.id or 0):
-                default_integer, default_real = 0, 0.0
-                d = f.default
-                if isinstance(d, bool):
-                    default_integer = int(d)
-                elif isinstance(d, int):
-                    # reflection's default_integer is an int64: flatc stores 0 for the
-                    # ulong defaults it cannot parse as one.
-                    default_integer = d if -(1 << 63) <= d < (1 << 63) else 0
-                elif isinstance(d, float):
-                    # -0.0 equals reflection's default 0.0, so the builder leaves it out.
-                    default_real = d if d != 0.0 else 0.0
+                rtype = self.rtype(f)
+                default_integer, default_real = field_defaults(f, BASE_NAMES.index(rtype.base))
                 fields.append(_RField(
-                    f.name, f.id or 0, self.rtype(f), f.required,
+                    f.name, f.id or 0, rtype, f.required,
                     bool(f.attributes.get("flatbuffers.offset64")),
                     int(f.attributes.get("flatbuffers.padding", 0) or 0),
                     default_integer, default_real))

@@ -9,32 +9,45 @@ error is a :class:`BfbsError` carrying the byte offset of the table at fault.
 
 from __future__ import annotations
 
-import functools
 import math
-import os
 import re
 import struct
 from collections.abc import Iterator
 from typing import Any
 
-from gameserde.errors import DecodeError, SchemaError
-from gameserde.flatbuffers._bfbs_write import (
+from gameserde.errors import DecodeError
+from gameserde.flatbuffers._bfbs_tables import (
+    BfbsError,
+    RType,
+    Table,
+    looks_like_bfbs,
+    read_attributes,
+    read_doc,
+    reflection_schema,
+)
+from gameserde.flatbuffers._fbs_defs import _HASHES, BUILTIN_ATTRIBUTES
+from gameserde.flatbuffers._reflection_types import (
     ARRAY,
     BOOL,
     BYTE,
     DOUBLE,
     FLOAT,
+    INT,
+    LONG,
     NONE,
     OBJ,
+    SHORT,
     SIZE_OF,
     STRING,
+    UBYTE,
+    UINT,
     ULONG,
     UNION,
+    USHORT,
     UTYPE,
     VECTOR,
     VECTOR64,
 )
-from gameserde.flatbuffers._fbs_defs import BUILTIN_ATTRIBUTES
 from gameserde.flatbuffers.schema import FbsRpcCall, FbsSchema, FbsService
 from gameserde.schema.model import BOOL as MODEL_BOOL
 from gameserde.schema.model import (
@@ -60,141 +73,6 @@ _INT_TYPES = {BYTE: Int(8, True), BYTE + 1: Int(8, False), BYTE + 2: Int(16, Tru
               BYTE + 6: Int(64, True), BYTE + 7: Int(64, False), UTYPE: Int(8, False)}
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _QUALIFIED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
-# Builtin attributes whose value is a number (the others are flags or names).
-_NUMERIC_ATTRIBUTES = frozenset({"id", "force_align"})
-
-
-class BfbsError(DecodeError, SchemaError):
-    """A ``.bfbs`` that is not a valid binary schema: a :class:`DecodeError` (``offset`` is
-    where the fault is) and a :class:`SchemaError`; ``str()`` starts with the file's name
-    (``source_file``) when it has one."""
-
-    def __init__(self, message: str, offset: int | None = None) -> None:
-        super().__init__(message, offset=offset, format="flatbuffers .bfbs", verb="load")
-        self.source_file = ""
-
-    def __str__(self) -> str:
-        text = super().__str__()
-        return f"{self.source_file}: {text}" if self.source_file else text
-
-
-@functools.cache
-def reflection_schema() -> FbsSchema:
-    """The bundled ``reflection.fbs`` (the schema of ``.bfbs`` files)."""
-    from gameserde.flatbuffers.schema import load_schema
-
-    return load_schema(os.path.join(os.path.dirname(__file__), "reflection.fbs"))
-
-
-def looks_like_bfbs(data: bytes | bytearray | memoryview) -> bool:
-    """Whether ``data`` is shaped like a ``.bfbs``: a root offset inside it followed by the
-    file identifier ``BFBS`` (or the same after a 4-byte size prefix)."""
-    for start in (0, 4):
-        if len(data) >= start + 8 and bytes(data[start + 4:start + 8]) == b"BFBS":
-            root = int.from_bytes(data[start:start + 4], "little")
-            if root % 4 == 0 and start + 8 <= start + root < len(data):
-                return True
-    return False
-
-
-class _Table:
-    """A table of the verified buffer: ``pos`` and its vtable."""
-
-    __slots__ = ("buf", "pos", "vt", "vt_size")
-
-    def __init__(self, buf: bytes, pos: int) -> None:
-        self.buf = buf
-        self.pos = pos
-        self.vt = pos - struct.unpack_from("<i", buf, pos)[0]
-        self.vt_size = struct.unpack_from("<H", buf, self.vt)[0]
-
-    def _at(self, slot: int) -> int:
-        o = 4 + 2 * slot
-        if o + 2 > self.vt_size:
-            return 0
-        voff: int = struct.unpack_from("<H", self.buf, self.vt + o)[0]
-        return self.pos + voff if voff else 0
-
-    def scalar(self, slot: int, fmt: str, default: Any) -> Any:
-        at = self._at(slot)
-        return struct.unpack_from(fmt, self.buf, at)[0] if at else default
-
-    def _target(self, slot: int) -> int:
-        at = self._at(slot)
-        return at + struct.unpack_from("<I", self.buf, at)[0] if at else 0
-
-    def string(self, slot: int) -> str | None:
-        at = self._target(slot)
-        if not at:
-            return None
-        n = struct.unpack_from("<I", self.buf, at)[0]
-        return self.buf[at + 4:at + 4 + n].decode("utf-8", "surrogateescape")
-
-    def table(self, slot: int) -> _Table | None:
-        at = self._target(slot)
-        return _Table(self.buf, at) if at else None
-
-    def vector(self, slot: int) -> list[int]:
-        """The targets of a vector of offsets (empty when absent)."""
-        at = self._target(slot)
-        if not at:
-            return []
-        n = struct.unpack_from("<I", self.buf, at)[0]
-        first = at + 4
-        return [first + 4 * i + struct.unpack_from("<I", self.buf, first + 4 * i)[0]
-                for i in range(n)]
-
-    def tables(self, slot: int) -> list[_Table]:
-        return [_Table(self.buf, p) for p in self.vector(slot)]
-
-    def strings(self, slot: int) -> list[str]:
-        out = []
-        for p in self.vector(slot):
-            n = struct.unpack_from("<I", self.buf, p)[0]
-            out.append(self.buf[p + 4:p + 4 + n].decode("utf-8", "surrogateescape"))
-        return out
-
-
-def _attribute_value(key: str, value: str) -> Any:
-    """An attribute's value as the ``.fbs`` model keeps it: True for ``"0"`` (what flatc
-    stores for an attribute given no value), an int for digits, else the text."""
-    if value == "0" and key not in _NUMERIC_ATTRIBUTES:
-        return True
-    try:
-        number = int(value)
-    except ValueError:
-        return value
-    return number if str(number) == value else value
-
-
-def _attributes(t: _Table, slot: int) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for kv in t.tables(slot):
-        key = kv.string(0) or ""
-        if key.startswith("flatbuffers."):  # the model's own facts
-            raise BfbsError(f"attribute {key} is reserved", kv.pos)
-        out[key] = _attribute_value(key, kv.string(1) or "")
-    return out
-
-
-def _doc(t: _Table, slot: int) -> str:
-    return "\n".join(t.strings(slot))
-
-
-class _Type:
-    __slots__ = ("base", "element", "fixed_length", "index", "pos")
-
-    def __init__(self, t: _Table | None, owner: int) -> None:
-        if t is None:
-            raise BfbsError("a field or enum without its type", owner)
-        self.pos = t.pos
-        self.base = t.scalar(0, "<b", 0)
-        self.element = t.scalar(1, "<b", 0)
-        self.index = t.scalar(2, "<i", -1)
-        self.fixed_length = t.scalar(3, "<H", 0)
-        for bt in (self.base, self.element):
-            if not 0 <= bt <= VECTOR64:
-                raise BfbsError(f"unknown base type {bt}", t.pos)
 
 
 class _Reader:
@@ -202,7 +80,7 @@ class _Reader:
         self.buf = buf
         self.source_file = source_file
         start = 4 if buf[4:8] != b"BFBS" else 0
-        root = _Table(buf, start + struct.unpack_from("<I", buf, start)[0])
+        root = Table(buf, start + struct.unpack_from("<I", buf, start)[0])
         self.root = root
         self.objects = root.tables(0)
         self.enums = root.tables(1)
@@ -216,10 +94,10 @@ class _Reader:
         if set(self.object_names) & set(self.enum_names):
             raise BfbsError("an object and an enum have the same name", root.pos)
         self.object_set = set(self.object_names)
-        self.field_types: dict[str, _Type] = {}
+        self.field_types: dict[str, RType] = {}
 
     @staticmethod
-    def name(t: _Table, dotted: bool = False) -> str:
+    def name(t: Table, dotted: bool = False) -> str:
         """The identifier in slot 0 (a qualified name when ``dotted``), as flatc's lexer
         reads them."""
         name = t.string(0)
@@ -241,7 +119,7 @@ class _Reader:
             raise BfbsError(f"enum index {index} is {'not ' if union else ''}a union", at)
         return index
 
-    def element(self, bt: int, t: _Type, struct_only: bool) -> ModelType:
+    def element(self, bt: int, t: RType, struct_only: bool) -> ModelType:
         """The model type of a base type that is not a vector or array."""
         if bt == OBJ:
             i = self.object_index(t.index, t.pos)
@@ -267,7 +145,7 @@ class _Reader:
             return _INT_TYPES[bt]
         raise BfbsError(f"base type {bt} cannot be used here", t.pos)
 
-    def model_type(self, t: _Type, in_struct: bool) -> ModelType:
+    def model_type(self, t: RType, in_struct: bool) -> ModelType:
         if t.base == ARRAY:
             if not in_struct or t.fixed_length == 0:
                 raise BfbsError("an array outside a struct, or of no length", t.pos)
@@ -315,7 +193,7 @@ class _Reader:
 
     # -- definitions -------------------------------------------------------------------------
 
-    def field_type_size(self, t: _Type, model: ModelType) -> tuple[int, int]:
+    def field_type_size(self, t: RType, model: ModelType) -> tuple[int, int]:
         """``(size, align)`` of a field's inline slot."""
         bt = t.base
         if bt == OBJ:
@@ -332,7 +210,7 @@ class _Reader:
         o = self.objects[i]
         name = self.object_names[i]
         fixed = self.is_struct[i]
-        attrs = _attributes(o, 5)
+        attrs = read_attributes(o, 5)
         namespace = name.rpartition(".")[0]
         attrs["flatbuffers.namespace"] = namespace
         attrs["flatbuffers.file"] = o.string(7) or ""
@@ -342,14 +220,14 @@ class _Reader:
         else:
             attrs["flatbuffers.sortbysize"] = "original_order" not in attrs
         tables = o.tables(1)
-        by_id: list[_Table | None] = [None] * len(tables)
+        by_id: list[Table | None] = [None] * len(tables)
         for f in tables:
             fid = f.scalar(2, "<H", 0)
             if fid >= len(tables) or by_id[fid] is not None:
                 raise BfbsError(f"field ids of {name} are not 0 to {len(tables) - 1}", f.pos)
             by_id[fid] = f
         names = {self.name(f) for f in tables}
-        self.field_types = {self.name(f): _Type(f.table(1), f.pos) for f in tables}
+        self.field_types = {self.name(f): RType(f.table(1), f.pos) for f in tables}
         if len(names) != len(tables):
             raise BfbsError(f"two fields of {name} have the same name", o.pos)
         fields = []
@@ -360,14 +238,14 @@ class _Reader:
             raise BfbsError(f"{name} has more than one key field", o.pos)
         self.check_layout(o, name, fixed, fields)
         return Record(name, tuple(fields), kind="struct" if fixed else "table",
-                      attributes=attrs, doc=_doc(o, 6))
+                      attributes=attrs, doc=read_doc(o, 6))
 
-    def field(self, f: _Table, fid: int, fixed: bool, namespace: str,
+    def field(self, f: Table, fid: int, fixed: bool, namespace: str,
               names: set[str]) -> ModelField:
         name = self.name(f)
-        t = _Type(f.table(1), f.pos)
+        t = RType(f.table(1), f.pos)
         ftype = self.model_type(t, fixed)
-        attrs = _attributes(f, 9)
+        attrs = read_attributes(f, 9)
         deprecated = bool(f.scalar(6, "<?", False))
         required = bool(f.scalar(7, "<?", False))
         key = bool(f.scalar(8, "<?", False))
@@ -410,17 +288,37 @@ class _Reader:
             attrs["flatbuffers.union"] = self.enum_names[t.index]
         elif t.base == UNION or (t.base == VECTOR and t.element == UNION):
             attrs["flatbuffers.union_type_field"] = name + "_type"
+        self.check_attributes(f, name, t, attrs, optional and key)
         nested = attrs.get("nested_flatbuffer")
-        if isinstance(nested, str):
-            root = self.lookup_object(nested, namespace)
-            if root is None:
-                raise BfbsError(f"nested_flatbuffer names no table: {nested}", f.pos)
+        if nested is not None:
+            root = self.lookup_object(nested, namespace) if isinstance(nested, str) else None
+            if root is None or self.is_struct[self.object_names.index(root)] or (
+                    t.base not in (VECTOR, VECTOR64) or t.element != UBYTE):
+                raise BfbsError(f"nested_flatbuffer {nested!r:.40} is not a table of a "
+                                "[ubyte] field", f.pos)
             attrs["flatbuffers.nested_root"] = root
         return ModelField(name=name, type=ftype, id=fid, default=default,
                           deprecated=deprecated, required=required, key=key,
-                          attributes=attrs, doc=_doc(f, 10))
+                          attributes=attrs, doc=read_doc(f, 10))
 
-    def check_flags(self, f: _Table, name: str, t: _Type, fixed: bool, required: bool,
+    @staticmethod
+    def check_attributes(f: Table, name: str, t: RType, attrs: dict[str, Any],
+                         optional_key: bool) -> None:
+        """The builtin attributes the codecs act on, as flatc's parser allows them."""
+        if bool(attrs.get("vector64")) != (t.base == VECTOR64):
+            raise BfbsError(f"field {name}: vector64 does not match its type", f.pos)
+        if attrs.get("flexbuffer") and (t.base, t.element) != (VECTOR, UBYTE):
+            raise BfbsError(f"field {name}: flexbuffer on a field that is not [ubyte]", f.pos)
+        if "hash" in attrs:
+            bt = t.element if t.base in (VECTOR, VECTOR64) else t.base
+            width = {SHORT: 16, USHORT: 16, INT: 32, UINT: 32, LONG: 64, ULONG: 64}.get(bt)
+            if width is None or attrs["hash"] not in _HASHES[width]:
+                raise BfbsError(f"field {name}: hash {attrs['hash']!r:.40} does not apply",
+                                f.pos)
+        if optional_key:
+            raise BfbsError(f"field {name}: an optional scalar cannot be a key", f.pos)
+
+    def check_flags(self, f: Table, name: str, t: RType, fixed: bool, required: bool,
                     key: bool, offset64: bool) -> None:
         """What flatc's parser refuses of a field's flags, and a union without its type."""
         scalar = UTYPE <= t.base <= DOUBLE
@@ -431,6 +329,10 @@ class _Reader:
             raise BfbsError(f"field {name} is a key of a type that cannot be one", f.pos)
         if offset64 and t.base not in (STRING, VECTOR, VECTOR64):
             raise BfbsError(f"field {name} is offset64 but not a string or vector", f.pos)
+        if (offset64 or t.base == VECTOR64) and t.base != STRING and not (
+                (BOOL <= t.element <= DOUBLE and t.index < 0)
+                or (t.element == OBJ and self.is_struct[t.index])):
+            raise BfbsError(f"field {name}: a 64-bit vector of what cannot be in one", f.pos)
         if t.base == UNION or (t.base == VECTOR and t.element == UNION):
             sibling = self.field_types.get(name + "_type")
             if sibling is None or sibling.index != t.index or (
@@ -440,7 +342,7 @@ class _Reader:
                                 f.pos)
 
     @staticmethod
-    def check_layout(o: _Table, name: str, fixed: bool, fields: list[ModelField]) -> None:
+    def check_layout(o: Table, name: str, fixed: bool, fields: list[ModelField]) -> None:
         """Tables: each field in slot ``4 + 2 * id``. Structs: fields placed one after the
         other, each aligned, with their padding, up to the struct's size, as flatc lays
         them out (what every codec relies on)."""
@@ -465,7 +367,7 @@ class _Reader:
         if at != size or not fields:
             raise BfbsError(f"struct {name}'s fields do not fill its {size} bytes", o.pos)
 
-    def union_sibling(self, name: str, t: _Type, names: set[str]) -> str | None:
+    def union_sibling(self, name: str, t: RType, names: set[str]) -> str | None:
         """The union field a ``_type`` field (or vector of them) belongs to."""
         if t.base != UTYPE and not (t.base == VECTOR and t.element == UTYPE):
             return None
@@ -485,7 +387,7 @@ class _Reader:
         return None
 
     @staticmethod
-    def default(f: _Table, t: _Type, optional: bool, required: bool) -> Any:
+    def default(f: Table, t: RType, optional: bool, required: bool) -> Any:
         bt = t.base
         if bt in (FLOAT, DOUBLE):
             if optional:
@@ -507,10 +409,10 @@ class _Reader:
     def enum(self, i: int) -> Named:
         e = self.enums[i]
         name = self.enum_names[i]
-        t = _Type(e.table(3), e.pos)
+        t = RType(e.table(3), e.pos)
         if not (BYTE <= t.base <= ULONG or t.base == UTYPE):
             raise BfbsError(f"enum {name} is not of an integer type", t.pos)
-        attrs = _attributes(e, 4)
+        attrs = read_attributes(e, 4)
         attrs["flatbuffers.namespace"] = name.rpartition(".")[0]
         attrs["flatbuffers.file"] = e.string(6) or ""
         values = e.tables(1)
@@ -518,15 +420,15 @@ class _Reader:
             raise BfbsError(f"two values of {name} have the same name", e.pos)
         is_union = self.is_union[i]
         start = 1 if is_union else 0
-        value_attrs = {self.name(v): _attributes(v, 5) for v in values[start:]
-                       if _attributes(v, 5)}
-        value_docs = {self.name(v): _doc(v, 4) for v in values[start:] if _doc(v, 4)}
+        value_attrs = {self.name(v): read_attributes(v, 5) for v in values[start:]
+                       if read_attributes(v, 5)}
+        value_docs = {self.name(v): read_doc(v, 4) for v in values[start:] if read_doc(v, 4)}
         if value_attrs:
             attrs["flatbuffers.value_attributes"] = value_attrs
         if value_docs:
             attrs["flatbuffers.value_docs"] = value_docs
         underlying = _INT_TYPES[t.base]
-        doc = _doc(e, 5)
+        doc = read_doc(e, 5)
         if is_union:
             if not values:
                 raise BfbsError(f"union {name} has no NONE value", e.pos)
@@ -535,7 +437,7 @@ class _Reader:
                 attrs["flatbuffers.declared_underlying"] = True
             members: dict[str, tuple[int, ModelType]] = {}
             for v in values[1:]:
-                vt = _Type(v.table(3), v.pos)
+                vt = RType(v.table(3), v.pos)
                 if vt.base == STRING:
                     member: ModelType = MODEL_STRING
                 elif vt.base == OBJ:
@@ -553,7 +455,7 @@ class _Reader:
         return Enum(name, underlying, vals, bit_flags=bit_flags, attributes=attrs, doc=doc)
 
     @staticmethod
-    def value(v: _Table, underlying: Int) -> int:
+    def value(v: Table, underlying: Int) -> int:
         """An enum value, in the range of its type (flatc stores a ulong's as a long)."""
         value: int = v.scalar(1, "<q", 0)
         if underlying.bits == 64 and not underlying.signed:
@@ -576,10 +478,10 @@ class _Reader:
                         raise BfbsError("an rpc call whose request or response is not one "
                                         "of the schema's objects", c.pos)
                     ends.append(positions[t.pos])
-                calls.append(FbsRpcCall(self.name(c), ends[0], ends[1], _attributes(c, 3),
-                                        _doc(c, 4)))
-            out.append(FbsService(self.name(s, True), tuple(calls), _attributes(s, 2), _doc(s, 3),
-                                  s.string(4) or ""))
+                calls.append(FbsRpcCall(self.name(c), ends[0], ends[1], read_attributes(c, 3),
+                                        read_doc(c, 4)))
+            out.append(FbsService(self.name(s, True), tuple(calls), read_attributes(s, 2),
+                                  read_doc(s, 3), s.string(4) or ""))
         return tuple(out)
 
     def run(self) -> FbsSchema:
@@ -601,7 +503,7 @@ class _Reader:
                                 root_table.pos)
         declared: dict[str, None] = {}
         for t in types.values():
-            self._collect_attributes(t, declared)
+            self._collectattributes(t, declared)
         namespaces = dict.fromkeys(n.rpartition(".")[0] for n in types)
         attributes: dict[str, Any] = {
             "file_identifier": self.file_identifier(),
@@ -631,7 +533,7 @@ class _Reader:
         return tuple((f.string(0) or "", tuple(f.strings(1))) for f in files)
 
     @staticmethod
-    def _collect_attributes(t: Named, into: dict[str, None]) -> None:
+    def _collectattributes(t: Named, into: dict[str, None]) -> None:
         keys = [k for k in t.attributes if not k.startswith("flatbuffers.")]
         if isinstance(t, Record):
             for f in t.fields:

@@ -31,90 +31,25 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from gameserde.flatbuffers._fbs_defs import BUILTIN_ATTRIBUTES
+from gameserde.flatbuffers._reflection_types import (
+    ADVANCED_ARRAYS,
+    ADVANCED_UNIONS,
+    DEFAULT_VECTORS_AND_STRINGS,
+    NONE,
+    OBJ,
+    OPTIONAL_SCALARS,
+    SIZE_OF,
+    STRING,
+    UTYPE,
+    VECTOR,
+    ReflectionTypes,
+    field_defaults,
+    int_base,
+)
 from gameserde.flatbuffers.builder import Builder
 from gameserde.flatbuffers.schema import FbsSchema
-from gameserde.schema.model import (
-    Bool,
-    Enum,
-    Float,
-    Int,
-    List,
-    Optional,
-    Record,
-    Ref,
-    String,
-    Union,
-)
+from gameserde.schema.model import Enum, List, Optional, Record, Ref, String, Union
 from gameserde.schema.model import Field as ModelField
-from gameserde.schema.model import Type as ModelType
-
-# reflection::BaseType values and flatc's SizeOf for each.
-NONE, UTYPE, BOOL, BYTE, UBYTE, SHORT, USHORT, INT, UINT, LONG, ULONG = range(11)
-FLOAT, DOUBLE, STRING, VECTOR, OBJ, UNION, ARRAY, VECTOR64 = range(11, 19)
-SIZE_OF = (1, 1, 1, 1, 1, 2, 2, 4, 4, 8, 8, 4, 8, 4, 4, 4, 4, 4, 8)
-_INT_BASE = {(8, True): BYTE, (8, False): UBYTE, (16, True): SHORT, (16, False): USHORT,
-             (32, True): INT, (32, False): UINT, (64, True): LONG, (64, False): ULONG}
-# reflection::AdvancedFeatures bits.
-ADVANCED_ARRAYS, ADVANCED_UNIONS, OPTIONAL_SCALARS, DEFAULT_VECTORS_AND_STRINGS = 1, 2, 4, 8
-
-_INT64 = range(-(1 << 63), 1 << 63)
-
-
-def int_base(t: Int) -> int:
-    return _INT_BASE[t.bits, t.signed]
-
-
-class _Types:
-    """The reflection ``Type`` (base type, element, index, fixed length) of model types."""
-
-    def __init__(self, schema: FbsSchema) -> None:
-        self.schema = schema
-        self.objects = sorted(n for n, t in schema.types.items() if isinstance(t, Record))
-        enums = sorted(n for n, t in schema.types.items() if isinstance(t, Enum | Union))
-        self.index = {name: i for i, name in enumerate(self.objects)}
-        self.index.update((name, i) for i, name in enumerate(enums))
-
-    def element(self, t: ModelType, union_type_of: str | None) -> tuple[int, int]:
-        """The base type and index of a type that is not a vector or array."""
-        if isinstance(t, Optional):
-            t = t.inner
-        if isinstance(t, Ref):
-            named = self.schema.types[t.name]
-            index = self.index[t.name]
-            if isinstance(named, Record):
-                return OBJ, index
-            if isinstance(named, Union):
-                return UNION, index
-            assert isinstance(named, Enum)
-            return int_base(named.underlying), index
-        if union_type_of is not None:
-            return UTYPE, self.index[union_type_of]
-        if isinstance(t, Bool):
-            return BOOL, -1
-        if isinstance(t, Float):
-            return (DOUBLE if t.bits == 64 else FLOAT), -1
-        if isinstance(t, Int):
-            return int_base(t), -1
-        assert isinstance(t, String), t
-        return STRING, -1
-
-    def of_field(self, f: ModelField) -> tuple[int, int, int, int]:
-        """``(base_type, element, index, fixed_length)`` of a field."""
-        union = f.attributes.get("flatbuffers.union")
-        union_type_of = union if isinstance(union, str) and union else None
-        t = f.type
-        if isinstance(t, List):
-            element, index = self.element(t.element, union_type_of)
-            if t.length is not None:
-                return ARRAY, element, index, t.length
-            base = VECTOR64 if f.attributes.get("vector64") else VECTOR
-            return base, element, index, 0
-        base, index = self.element(t, union_type_of)
-        return base, NONE, index, 0
-
-    def struct_size(self, index: int) -> int:
-        attrs = self.schema.types[self.objects[index]].attributes
-        return int(attrs.get("flatbuffers.size", 0) or 0)
 
 
 def attribute_text(value: Any) -> str:
@@ -141,8 +76,7 @@ def advanced_features(schema: FbsSchema) -> int:
                 features |= ADVANCED_UNIONS
             if isinstance(ft, Optional):
                 features |= OPTIONAL_SCALARS
-            if (isinstance(ft, String | List) and ft is not None and f.default is not None
-                    and not (isinstance(ft, List) and ft.length is not None)):
+            if isinstance(ft, String | List) and f.default is not None:
                 features |= DEFAULT_VECTORS_AND_STRINGS
     return features
 
@@ -159,7 +93,7 @@ class BfbsWriter:
         self.files = files
         self.includes = includes
         self.b = Builder(1024, flatc_compatible=True)
-        self.types = _Types(schema)
+        self.types = ReflectionTypes(schema)
         declared = set(schema.attributes.get("declared_attributes", ()))
         self.builtin_names = {n for n in BUILTIN_ATTRIBUTES if n not in declared}
         self.locations: dict[str, int] = {}
@@ -228,12 +162,7 @@ class BfbsWriter:
         type_ = self.type_table(base, element, index, fixed_length)
         attrs = self.attributes(f.attributes)
         docs = self.docs(f.doc)
-        default_integer, default_real = 0, 0.0
-        d = f.default
-        if NONE < base <= ULONG and d is not None:
-            default_integer = int(d) if int(d) in _INT64 else 0
-        elif base in (FLOAT, DOUBLE) and d is not None:
-            default_real = float(d)
+        default_integer, default_real = field_defaults(f, base)
         fixed = record.kind == "struct"
         offset = f.attributes["flatbuffers.offset" if fixed else "flatbuffers.voffset"]
         b.start_object(14)
