@@ -343,3 +343,38 @@ def test_extraction_stops_at_a_bad_member(tmp_path: Path) -> None:
         assert wad.extract(tmp_path / "b", wad.names()[:99]) == wad.names()[:99]
     assert (tmp_path / "b" / "m098").read_bytes() == b"x" * 98
     assert (tmp_path / "a" / "m098").read_bytes() == b"x" * 98  # those before it, written
+
+
+def _outcomes(data: bytes) -> list[object]:
+    """Each member's bytes, or the message of the error reading it (or opening the archive)."""
+    try:
+        with open_wad(data, check_crc=False) as archive_:
+            found: list[object] = []
+            for name in archive_:
+                try:
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore", GameserdeWarning)
+                        found.append(archive_[name])
+                except DecodeError as e:
+                    found.append(e.message)
+            return found
+    except DecodeError as e:
+        return [e.message]
+
+
+def test_libdeflate_and_zlib_agree(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The ``fast`` extra's libdeflate (installed with the tests) inflates members as zlib
+    does: the same bytes, and on damaged, cut or lying members the same errors."""
+    from gameserde.kingsisle import wad
+
+    assert wad.libdeflate is not None, "the test environment installs deflate (the fast extra)"
+    good = write_wad(None, [(f"m{i}.bin", bytes(range(i % 7, 200)) * (i + 1))
+                            for i in range(12)], compress=True)
+    cases = [data for data, _ in hostile().values()] + [good]
+    for i in range(0, len(good), 11):
+        flipped = bytearray(good)
+        flipped[i] ^= 0x5A
+        cases += [bytes(flipped), good[:i]]
+    fast = [_outcomes(data) for data in cases]
+    monkeypatch.setattr(wad, "libdeflate", None)
+    assert [_outcomes(data) for data in cases] == fast

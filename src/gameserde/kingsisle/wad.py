@@ -23,6 +23,7 @@ would leave the output folder.
 
 from __future__ import annotations
 
+import importlib
 import itertools
 import mmap
 import os
@@ -69,6 +70,16 @@ archives may make you hold."""
 
 STORED = 0xFFFFFFFF
 """The compressed size a stored member's entry carries."""
+
+libdeflate: Any
+"""The ``deflate`` package (libdeflate, the ``fast`` extra) when installed, else None: it
+inflates a member whose size the table gives in one call, about three times as fast as
+:mod:`zlib`. On any failure the member is inflated again with :mod:`zlib`, which says what is
+wrong with it, so results and errors are the same either way (tests run both)."""
+try:
+    libdeflate = importlib.import_module("deflate")
+except ImportError:
+    libdeflate = None
 
 _ENTRY = struct.Struct("<IIIBII")
 _U32 = struct.Struct("<I")
@@ -385,6 +396,14 @@ class WadArchive:
             raise _fail(exceeded(f"the member says it inflates to {size} bytes", limit,
                                  entry.compressed_size, self.max_expansion),
                         entry.offset, name)
+        if libdeflate is not None:
+            try:
+                fast: bytes = libdeflate.zlib_decompress(stored, size)
+            except (libdeflate.DeflateError, ValueError, OverflowError):
+                pass  # zlib below says what is wrong
+            else:
+                if len(fast) == size:
+                    return fast
         inflater = zlib.decompressobj()
         try:
             out = inflater.decompress(stored, size + 1)
