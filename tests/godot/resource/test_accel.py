@@ -147,12 +147,13 @@ def test_corpus_mutations_fail_the_same(case: dict[str, Any]) -> None:
         f.kept.pop("rscc")
         data = binary.write(f)
     rng = random.Random(case["case"])
-    for _ in range(12):
+    large = len(data) > 1 << 20  # the two files of megabytes: fewer rounds (CI's time)
+    for _ in range(3 if large else 12):
         bad = bytearray(data)
         for _ in range(rng.randint(1, 4)):
             bad[rng.randrange(len(bad))] = rng.randrange(256)
         assert_same_read(bytes(bad))
-    for _ in range(6):
+    for _ in range(2 if large else 6):
         assert_same_read(data[:rng.randrange(len(data))])
 
 
