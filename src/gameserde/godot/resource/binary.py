@@ -216,7 +216,8 @@ def read(data: bytes | bytearray | memoryview, *,
     strings = ctx.strings
     for i in range(n):
         s, end = rd.string(pos, "a string-table entry")
-        m.mark(pos, end, f"$.strings[{i}]", "String", repr(s))
+        if marks is not None:
+            marks.mark(pos, end, f"$.strings[{i}]", "String", repr(s))
         pos = end
         strings.append(s)
     kept["strings"] = list(strings)
@@ -228,13 +229,16 @@ def read(data: bytes | bytearray | memoryview, *,
     pos += 4
     for i in range(n):
         etype, end = rd.string(pos, "an external resource's type")
-        m.mark(pos, end, f"$.external[{i}].type", "String", repr(etype))
+        if marks is not None:
+            marks.mark(pos, end, f"$.external[{i}].type", "String", repr(etype))
         epath, pos = rd.string(end, "an external resource's path")
-        m.mark(end, pos, f"$.external[{i}].path", "String", repr(epath))
+        if marks is not None:
+            marks.mark(end, pos, f"$.external[{i}].path", "String", repr(epath))
         euid = None
         if flags & FLAG_UIDS:
             value = rd.u64(pos, "an external resource's UID")
-            m.mark(pos, pos + 8, f"$.external[{i}].uid", "u64", str(value))
+            if marks is not None:
+                marks.mark(pos, pos + 8, f"$.external[{i}].uid", "u64", str(value))
             if value != NO_UID:
                 if value >= 1 << 63:
                     raise _fail(f"external resource {i} has UID {value}, which is not a valid "
@@ -250,10 +254,12 @@ def read(data: bytes | bytearray | memoryview, *,
     table: list[tuple[str, int, int]] = []
     for i in range(n):
         path, end = rd.string(pos, "an internal resource's path")
-        m.mark(pos, end, f"$.internal[{i}].path", "String", repr(path))
+        if marks is not None:
+            marks.mark(pos, end, f"$.internal[{i}].path", "String", repr(path))
         pos = end
         offset = rd.u64(pos, "an internal resource's offset")
-        m.mark(pos, pos + 8, f"$.internal[{i}].offset", "u64", str(offset))
+        if marks is not None:
+            marks.mark(pos, pos + 8, f"$.internal[{i}].offset", "u64", str(offset))
         table.append((path, offset, pos))
         pos += 8
     if not table:
@@ -275,7 +281,7 @@ def read(data: bytes | bytearray | memoryview, *,
                 gaps[str(i)] = bytes(buf[pos:offset])
                 m.mark(pos, offset, f"$[{i}]", "gap", f"{offset - pos} bytes before it")
             try:
-                res, pos = _read_resource(rd, offset, ids[i], f"$[{i}]", m)
+                res, pos = _read_resource(rd, offset, ids[i], i, marks)
             except RecursionError:
                 raise _fail("values are nested too deeply for this Python stack",
                             offset) from None
@@ -301,13 +307,18 @@ def read(data: bytes | bytearray | memoryview, *,
                         script_class=script_class, kept=kept)
 
 
-def _read_resource(rd: VariantReader, pos: int, rid: str, where: str,
-                   m: Marks) -> tuple[Resource, int]:
+def _read_resource(rd: VariantReader, pos: int, rid: str, index: int,
+                   marks: Marks | None) -> tuple[Resource, int]:
+    """Internal resource ``index`` at ``pos``; ``marks``, when given, told of its bytes
+    (only then are their paths and notes made: this is the hot path of every read)."""
+    where = f"$[{index}]"
     rtype, end = rd.string(pos, "a resource's type")
-    m.mark(pos, end, f"{where}.type", "String", repr(rtype))
+    if marks is not None:
+        marks.mark(pos, end, f"{where}.type", "String", repr(rtype))
     pos = end
     n = rd.count(pos, "properties", 8)
-    m.mark(pos, pos + 4, where, "u32 count", f"{n} properties")
+    if marks is not None:
+        marks.mark(pos, pos + 4, where, "u32 count", f"{n} properties")
     pos += 4
     props: dict[str, Any] = {}
     for _ in range(n):
@@ -315,9 +326,10 @@ def _read_resource(rd: VariantReader, pos: int, rid: str, where: str,
         name, pos = rd.name(pos, "a property name")
         if not name:
             raise _fail("a property has an empty name", pos - 4)
-        m.mark(start, pos, f"{where}.{name}", "name", repr(name))
         try:
-            m.value(rd, pos, f"{where}.{name}")
+            if marks is not None:
+                marks.mark(start, pos, f"{where}.{name}", "name", repr(name))
+                marks.value(rd, pos, f"{where}.{name}")
             props[name], pos = rd.value(pos)
         except DecodeError as e:
             e.add_parent(f".{name}")
