@@ -246,9 +246,9 @@ def test_every_word_overwritten(name: str, word: int, accel: bool) -> None:
     profile, buf = RICH[name]
     for i in range(0, len(buf) - 3, 4):
         mutated = buf[:i] + struct.pack("<I", word) + buf[i + 4:]
-        start = time.process_time()
+        start = time.thread_time()
         outcome(mutated, profile)
-        assert time.process_time() - start < 0.5, i
+        assert time.thread_time() - start < 0.5, i
 
 
 # ---------------------------------------------------------------------------------------------
@@ -355,9 +355,9 @@ def _bounded(fn: Callable[[], Any], input_size: int) -> Any:
     fn()  # warm-up: imports, caches, lazily built tables
     tracemalloc.start()
     try:
-        start = time.process_time()
+        start = time.thread_time()
         result = fn()
-        elapsed = time.process_time() - start
+        elapsed = time.thread_time() - start
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
@@ -405,9 +405,9 @@ LEVEL = h("1c000000 01000000")  # an Array holding one element: the next level
 
 def test_million_levels_fail_fast_with_path(accel: bool) -> None:
     buf = LEVEL * 1_000_000
-    start = time.process_time()
+    start = time.thread_time()
     err = outcome(buf)
-    assert time.process_time() - start < 2.0
+    assert time.thread_time() - start < 2.0
     assert isinstance(err, DecodeError)
     assert err.path == "$" + "[0]" * 1025
     assert err.offset == 8 * 1025
