@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The whole check, in an environment of its own: creates (or reuses, when it is up to date) the
 # virtual environment .venv/ in the project, installs gameserde and the pinned test tools into
-# it, installs Debian's godot3-server (the Godot 3 engine the differential tests run) when it
-# can, makes a Python 3.12 environment with katsuba 0.6.0 (the KingsIsle codec the differential
-# tests compare with), then runs lint, type checks and the test suite inside that environment,
+# it, installs Debian's godot3-server (the Godot 3 engine the differential tests run) and
+# chromium (the browser the tests of inspect's HTML pages drive) when it can, makes a Python
+# 3.12 environment with katsuba 0.6.0 (the KingsIsle codec the differential tests compare
+# with), then runs lint, type checks and the test suite inside that environment,
 # on every core (pytest-xdist's -n auto; pass -n 0 to run in one process).
 # Nothing the machine's own Python happens to have is used.
 #
@@ -39,14 +40,33 @@ elif [ "$(cat "$venv/.sources-stamp" 2>/dev/null)" != "$sources_stamp" ]; then
     echo "$sources_stamp" > "$venv/.sources-stamp"
 fi
 
-if ! command -v godot3-server >/dev/null 2>&1; then
+# The Debian packages the tests run, installed together (one apt-get update): what each is,
+# and the tests skipped (outside CI) without it.
+declare -A package_use=(
+    [godot3-server]="the Godot 3 engine the differential tests run"
+    [chromium]="the headless browser the tests of inspect's HTML pages drive"
+)
+declare -A package_tests=(
+    [godot3-server]="the differential tests"
+    [chromium]="the browser tests of inspect's HTML pages"
+)
+missing_packages=()
+for package in godot3-server chromium; do
+    command -v "$package" >/dev/null 2>&1 || missing_packages+=("$package")
+done
+if [ "${#missing_packages[@]}" -gt 0 ]; then
     if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
-        echo "installing godot3-server (the Godot 3 engine the differential tests run) ..."
+        for package in "${missing_packages[@]}"; do
+            echo "installing $package (${package_use[$package]}) ..."
+        done
         apt-get update -qq
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq godot3-server >/dev/null
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing_packages[@]}" \
+            >/dev/null
     else
-        echo "godot3-server is not installed and cannot be installed here (needs root and" \
-             "apt-get); the differential tests will be skipped outside CI." >&2
+        for package in "${missing_packages[@]}"; do
+            echo "$package is not installed and cannot be installed here (needs root and" \
+                 "apt-get); ${package_tests[$package]} will be skipped outside CI." >&2
+        done
     fi
 fi
 
