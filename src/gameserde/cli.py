@@ -3,7 +3,8 @@
     gameserde decode FORMAT FILE|-        to JSON (pretty on a terminal, compact when piped)
     gameserde encode FORMAT FILE|- -o OUT     JSON to the format
     gameserde verify FORMAT FILE|-        check that the data is sound (exit 1 if not)
-    gameserde inspect FORMAT FILE|-       annotated byte map (exit 1 if the data is not sound)
+    gameserde inspect FORMAT FILE|-       annotated byte map (exit 1 if the data is not sound;
+                                          --html OUT.html: as a page to explore in a browser)
     gameserde convert FORMAT FILE|- -o OUT    the same data written with other options
     gameserde wad list|extract|pack ...   KingsIsle archives (:mod:`gameserde._wadcli`)
 
@@ -41,8 +42,9 @@ VERBS = {
     "decode": "read data in the format and write it as JSON",
     "encode": "read JSON and write it in the format",
     "verify": "check that data is sound; exit status 1 and the reason if it is not",
-    "inspect": "print which bytes hold which value (offset, bytes, path, type, value); exit "
-               "status 1 and the reason if the data is not sound",
+    "inspect": "print which bytes hold which value (offset, bytes, path, type, value), or "
+               "write it as a page to explore in a browser (--html); exit status 1 and the "
+               "reason if the data is not sound",
     "convert": "read data with one set of options and write it with another (the --to- "
                "options), in one step",
 }
@@ -173,6 +175,12 @@ def _add_arguments(fp: argparse.ArgumentParser, verb: str, fmt: str) -> None:
                         help="the map as a text table (default) or as JSON: {\"rows\": "
                              "[{\"offset\", \"length\", \"bytes\", \"path\", \"type\", "
                              "\"value\"}, ...], \"error\"}")
+        fp.add_argument("--html", metavar="OUT.html", default=None,
+                        help="write the map as a self-contained HTML page instead: a hex "
+                             "pane (the text, for o3de) coloured by region beside the tree "
+                             "of paths, linked both ways, with a search by path or offset "
+                             "and the error marked at its byte; a map too big for one page "
+                             "of about 320 KB goes on several (OUT.2.html, ...), linked")
     fp.add_argument("--strict", action="store_true", default=False,
                     help="fail (exit status 1) on anything the command would otherwise only "
                          "report on standard error (input kept only as it is, or left out)")
@@ -301,6 +309,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if extra:  # said by the format's own parser, whose usage lists what it takes
             _subparser(parser, args.verb, args.format).error(
                 f"unrecognized arguments: {' '.join(extra)}")
+        if getattr(args, "html", None) is not None:
+            _html_alone(args)
         if args.verb != "encode" and _is_batch(args):
             from gameserde.batch.command import run_command
 
@@ -336,6 +346,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 3
 
 
+def _html_alone(args: argparse.Namespace) -> None:
+    """Refuse what ``--html`` cannot go with: another output or many inputs."""
+    if args.html == "-":
+        raise UsageError("--html needs a file name: a map too big for one page has others "
+                         "beside it")
+    if args.output is not None or args.map_as != "table":
+        given = "-o" if args.output is not None else "--as"
+        raise UsageError(f"--html writes the map's page itself; {given} does not go with it")
+    if _is_batch(args):
+        raise UsageError("--html maps one input; for many, use -o DIR, --jsonl or --parquet")
+
+
 def _is_batch(args: argparse.Namespace) -> bool:
     """Whether the command names a batch: several inputs, a directory, a glob or an archive
     (``*.wad``: its members), or one of the batch options (``--jsonl``, ``--parquet``,
@@ -349,8 +371,9 @@ def _is_batch(args: argparse.Namespace) -> bool:
                    for i in inputs))
 
 
-_CLI_KEYS = ("verb", "format", "input", "inputs", "output", "pretty", "map_as", "strict",
-             "recursive", "jsonl", "parquet", "parquet_enums", "jobs", "dask", "fail_fast")
+_CLI_KEYS = ("verb", "format", "input", "inputs", "output", "pretty", "map_as", "html",
+             "strict", "recursive", "jsonl", "parquet", "parquet_enums", "jobs", "dask",
+             "fail_fast")
 
 
 def codec_options(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -422,6 +445,9 @@ def _verb(args: argparse.Namespace, codec: Codec, out_codec: Codec | None, data:
     if verb == "verify":
         return f"{name}: {codec.verify(data)}\n".encode(), None
     byte_map = codec.inspect(data)
+    if args.html is not None:
+        byte_map.write_html(args.html, title=os.path.basename(name))
+        return b"", byte_map.error
     if args.map_as == "json":
         text = dumps(byte_map.to_jsonable(), pretty=to_terminal).decode("utf-8")
     else:

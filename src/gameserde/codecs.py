@@ -34,6 +34,7 @@ on standard error, and ``--strict`` makes them errors.
 from __future__ import annotations
 
 import abc
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -188,6 +189,30 @@ class ByteMap:
             return self.native
         table = render(self.data, self.rows, width=width)
         return "\n".join([*self.notes, table])
+
+    def parts(self) -> list[tuple[str, bytes, list[Region]]]:
+        """The byte strings the rows count in, each with its title and rows: the input alone,
+        or for a map with sections (KingsIsle) the input and what each zlib part inflates
+        to."""
+        return [("input", self.data, self.rows)]
+
+    def html_pages(self, name: str = "map.html",
+                   title: str | None = None) -> list[tuple[str, str]]:
+        """The map as self-contained HTML pages, ``(file name, text)``: a hex pane coloured
+        by region (the text, for a text format) beside the tree of paths, linked both ways,
+        with a search by path or offset and the error marked; a map of more than about
+        320 KB of page is cut into pages ``name``, ``NAME.2.html``, ... that link to each
+        other. ``title`` names the input on the page."""
+        from gameserde._html import html_pages
+
+        return html_pages(self, name, title)
+
+    def write_html(self, path: str | os.PathLike[str], title: str | None = None) -> list[str]:
+        """Write :meth:`html_pages` to ``path`` (the first page; any others beside it) and
+        return the paths written."""
+        from gameserde._html import write_html
+
+        return write_html(self, path, title)
 
     def to_jsonable(self) -> dict[str, Any]:
         """The map as JSON values: ``{"format", "size", "rows": [{"offset", "length",

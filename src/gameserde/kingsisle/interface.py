@@ -280,6 +280,10 @@ class KiByteMap(ByteMap):
                    for s in self.sections[1:]]
         return "\n\n".join(tables)
 
+    def parts(self) -> list[tuple[str, bytes, list[Region]]]:
+        """The input's section, then each inflated one, with their titles and rows."""
+        return [(s.title, s.data, s.rows) for s in self.sections]
+
     def to_jsonable(self) -> dict[str, Any]:
         """As :meth:`ByteMap.to_jsonable`; rows of inflated data add ``"section"`` (its title)
         and their ``offset`` and ``bytes`` are in the inflated data."""
