@@ -71,9 +71,13 @@ def browser() -> Iterator[Browser]:
     except ImportError:
         _missing("playwright (the pin playwright==1.65.2 of gameserde's test extra) is not "
                  "installed; the browser tests of inspect's HTML pages need it")
-    executable = os.environ.get("GAMESERDE_CHROMIUM") or shutil.which("chromium")
-    if executable is None or not os.access(executable, os.X_OK):
-        _missing("chromium (Debian package chromium; or GAMESERDE_CHROMIUM naming a Chromium "
+    given = os.environ.get("GAMESERDE_CHROMIUM")
+    if given and not (os.path.isfile(given) and os.access(given, os.X_OK)):
+        _missing(f"GAMESERDE_CHROMIUM names {given!r}, which is not an executable file; the "
+                 "browser tests of inspect's HTML pages need a Chromium binary")
+    executable = given or shutil.which("chromium")
+    if executable is None:
+        _missing("chromium (Debian package chromium, or GAMESERDE_CHROMIUM naming a Chromium "
                  "binary) is not on PATH; the browser tests of inspect's HTML pages need it")
     playwright = sync_playwright().start()
     try:
