@@ -87,11 +87,10 @@ def test_kingsisle_bit_fields() -> None:
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
-def test_megabyte(fmt: str, tmp_path: Path) -> None:
+def test_megabyte(fmt: str) -> None:
     item = megabyte(fmt)
     assert item.format == fmt
     assert MEGABYTE[0] <= len(item.data) < MEGABYTE[1]
     byte_map = item.codec().inspect(item.data)
     assert byte_map.error is None
     assert len(byte_map.rows) > 5000
-    check_cli(item, byte_map.to_jsonable(), tmp_path)

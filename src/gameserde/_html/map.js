@@ -117,6 +117,7 @@
     return (h >>> 0) % 360;
   });
   const colour = (i) => (i < 0 ? "" : `hsl(${hues[R.type[i]]} 62% ${i % 2 ? 80 : 87}%)`);
+  const bitColour = (i, one) => (i < 0 ? "#fff" : `hsl(${hues[R.type[i]]} 55% ${one ? 38 : 72}%)`);
 
   // ---- page structure ----------------------------------------------------------------------
   const header = doc.body.appendChild(el("header"));
@@ -219,10 +220,13 @@
     return off >= R.off[i] && off < R.off[i] + Math.max(R.len[i], 1);
   };
   const errAt = P.error && P.error.offset !== null ? P.error.offset : -1;
-  function mark(e, i, secN, off, bit) {
-    if (inRow(selected, secN, off, bit)) e.classList.add("sel");
-    if (inRow(hovered, secN, off, bit)) e.classList.add("hov");
-    if (secN === 0 && off === errAt && bit === undefined) e.classList.add("err");
+  function mark(e, secN, off, bit) {
+    e.classList.toggle("sel", inRow(selected, secN, off, bit));
+    e.classList.toggle("hov", inRow(hovered, secN, off, bit));
+  }
+  function restyle() {
+    for (const e of hexPane.querySelectorAll("span[data-o]")) mark(e, Number(e.dataset.s), Number(e.dataset.o));
+    for (const e of hexPane.querySelectorAll("i.bit[data-o]")) mark(e, Number(e.dataset.s), Number(e.dataset.o), Number(e.dataset.k));
   }
   function hexLine(l) {
     const d = el("div", "line" + (l.kind === "bits" ? " bitline" : ""));
@@ -241,19 +245,25 @@
         cell.appendChild(el("span", "hx", v.toString(16).padStart(2, "0")));
         const strip = cell.appendChild(el("span", "bits"));
         const owners = l.sec.bitOwner.get(off);
-        for (let k = 0; k < 8; k++) {
-          const bitEl = strip.appendChild(el("i", "bit"));
-          bitEl.dataset.k = String(k);
-          bitEl.title = `bit ${k}: ${(v >> k) & 1}`;
-          const o = owners ? owners[k] : owner;
-          bitEl.style.backgroundColor = colour(o);
-          if (owners) mark(bitEl, o, l.sec.n, off, k);
+        if (owners) {
+          for (let k = 0; k < 8; k++) {
+            const one = (v >> k) & 1;
+            const bitEl = strip.appendChild(el("i", "bit" + (one ? " one" : "")));
+            bitEl.dataset.k = String(k);
+            bitEl.title = `bit ${k}: ${one}`;
+            bitEl.style.backgroundColor = bitColour(owners[k], one);
+            bitEl.dataset.s = String(l.sec.n);
+            bitEl.dataset.o = String(off);
+            mark(bitEl, l.sec.n, off, k);
+          }
         }
       } else {
         cell.textContent = v.toString(16).padStart(2, "0");
       }
-      mark(cell, owner, l.sec.n, off);
-      mark(ch, owner, l.sec.n, off);
+      for (const e of [cell, ch]) {
+        mark(e, l.sec.n, off);
+        if (l.sec.n === 0 && off === errAt) e.classList.add("err");
+      }
     }
     d.appendChild(asc);
     return d;
@@ -269,12 +279,12 @@
       while (e < l.end && ownerOf(l.sec, e) === owner) e++;
       let shown = utf8.decode(l.chunk.bytes.subarray(s - l.chunk.start, e - l.chunk.start));
       shown = shown.replace(/\n$/, "").replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, "\u00b7");
+      if (!shown) { s = e; continue; }
       const span = d.appendChild(el("span", "t", shown));
       span.dataset.s = String(l.sec.n);
       span.dataset.o = String(s);
-      span.style.backgroundColor = owner >= 0 && owner !== selected ? colour(owner) : "";
-      if (inRow(selected, l.sec.n, s)) span.classList.add("sel");
-      if (inRow(hovered, l.sec.n, s)) span.classList.add("hov");
+      span.style.backgroundColor = colour(owner);
+      mark(span, l.sec.n, s);
       if (l.sec.n === 0 && errAt >= s && errAt < e) span.classList.add("err");
       s = e;
     }
@@ -418,14 +428,15 @@
     const old = rowEl.get(selected);
     if (old) old.classList.remove("sel");
     selected = i;
-    if (i < 0) { renderHex(true); return; }
+    if (i < 0) { restyle(); return; }
     if (from !== "hex") scrollHexTo(i);
     const line = reveal(i);
     if (line) {
       line.classList.add("sel");
       if (from !== "tree") line.scrollIntoView({ block: "nearest" });
     }
-    renderHex(true);
+    renderHex(false);
+    restyle();
     status.textContent = `${pathOf(R.node[i])}  ${P.types[R.type[i]]}`;
   }
   function hover(i) {
@@ -435,7 +446,7 @@
     hovered = i;
     const line = rowEl.get(i);
     if (line) line.classList.add("hov");
-    renderHex(true);
+    restyle();
   }
   const cellOwner = (t) => {
     const cell = t.closest("[data-o]");
@@ -492,8 +503,12 @@
   search.addEventListener("keydown", (ev) => { if (ev.key === "Enter") runSearch(); });
 
   renderHex(true);
-  const hash = /^#(offset|row)=(\d+)$/.exec(location.hash);
-  if (hash && hash[1] === "offset") gotoOffset(Number(hash[2]), false);
-  else if (hash && Number(hash[2]) - FIRST >= 0 && Number(hash[2]) - FIRST < N) select(Number(hash[2]) - FIRST);
+  function follow() {
+    const hash = /^#(offset|row)=(\d+)$/.exec(location.hash);
+    if (hash && hash[1] === "offset") gotoOffset(Number(hash[2]), false);
+    else if (hash && Number(hash[2]) - FIRST >= 0 && Number(hash[2]) - FIRST < N) select(Number(hash[2]) - FIRST);
+  }
+  follow();
+  window.addEventListener("hashchange", follow);
   doc.documentElement.dataset.ready = "1";
 })();

@@ -1,0 +1,57 @@
+"""Read an HTML byte map's pages back in Python: the payload each page carries, as the page's
+script reads it (for tests that check what a page holds without a browser)."""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+import zlib
+from typing import Any
+
+_PAYLOAD = re.compile(r'<script type="application/json" id="gs-payload">([A-Za-z0-9+/=]*)'
+                      r"</script>")
+
+
+def payload(html: str) -> dict[str, Any]:
+    """The page's data: its JSON with ``blob`` (the bytes it shows) and ``rows`` made
+    absolute (offsets and node numbers), and ``paths`` (each row's path, its steps joined)."""
+    found = _PAYLOAD.findall(html)
+    assert len(found) == 1, "a page holds one payload"
+    raw = zlib.decompress(base64.b64decode(found[0], validate=True))
+    size = int.from_bytes(raw[:4], "little")
+    doc: dict[str, Any] = json.loads(raw[4:4 + size])
+    blob = raw[4 + size:]
+    rows = doc["rows"]
+    end = node = 0
+    for i in range(len(rows["off"])):
+        rows["off"][i] += end
+        end = rows["off"][i] + rows["len"][i]
+        node = rows["node"][i] = rows["node"][i] + node
+    parent, step = doc["nodes"]["parent"], doc["nodes"]["step"]
+
+    def path(n: int) -> str:
+        steps = []
+        while n >= 0:
+            steps.append(step[n])
+            n = parent[n]
+        return "".join(reversed(steps))
+
+    doc["paths"] = [path(n) for n in rows["node"]]
+    taken = 0
+    for section in doc["sections"]:
+        shown = {}
+        for start, length in section["chunks"]:
+            shown[start] = blob[taken:taken + length]
+            taken += length
+        section["shown"] = shown
+    assert taken == len(blob)
+    return doc
+
+
+def shown_byte(doc: dict[str, Any], section: int, offset: int) -> int | None:
+    """The byte a page shows at ``offset`` of a section, or None when it does not show it."""
+    for start, data in doc["sections"][section]["shown"].items():
+        if start <= offset < start + len(data):
+            return int(data[offset - start])
+    return None
