@@ -180,7 +180,7 @@ def _add_arguments(fp: argparse.ArgumentParser, verb: str, fmt: str) -> None:
                              "pane (the text, for o3de) coloured by region beside the tree "
                              "of paths, linked both ways, with a search by path or offset "
                              "and the error marked at its byte; a map too big for one page "
-                             "of about 320 KB goes on several (OUT.2.html, ...), linked")
+                             "of about 330 KB goes on several (OUT.2.html, ...), linked")
     fp.add_argument("--strict", action="store_true", default=False,
                     help="fail (exit status 1) on anything the command would otherwise only "
                          "report on standard error (input kept only as it is, or left out)")

@@ -201,7 +201,7 @@ class ByteMap:
         """The map as self-contained HTML pages, ``(file name, text)``: a hex pane coloured
         by region (the text, for a text format) beside the tree of paths, linked both ways,
         with a search by path or offset and the error marked; a map of more than about
-        320 KB of page is cut into pages ``name``, ``NAME.2.html``, ... that link to each
+        330 KB of page is cut into pages ``name``, ``NAME.2.html``, ... that link to each
         other. ``title`` names the input on the page."""
         from gameserde._html import html_pages
 

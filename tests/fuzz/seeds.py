@@ -588,6 +588,17 @@ def godot_resource() -> list[bytes]:
     return out
 
 
+def html() -> list[bytes]:
+    """The HTML tests' examples and damaged inputs, each after the byte that picks its codec."""
+    from tests.fuzz.target_html import html_inputs
+    from tests.htmlmap.inputs import damaged
+
+    items = html_inputs()
+    broken = {item.format: item.data for item in damaged()}
+    return [bytes([n]) + data for n, item in enumerate(items)
+            for data in (item.data, broken[item.format])]
+
+
 SEEDS: dict[str, Callable[[], list[bytes]]] = {
     "godot.decode": godot_decode,
     "godot.framings": godot_framings,
@@ -636,6 +647,7 @@ SEEDS: dict[str, Callable[[], list[bytes]]] = {
     + [bytes([verb | 1 << 2, 200]) + (ROOT / "examples" / "godot" / "savegame.sav").read_bytes()
        for verb in range(4)],
     "rows": cli_convert,
+    "html": html,
     "cli.o3de": lambda: [bytes([verb | (4 if n % 2 else 0)]) + doc
                          for n, doc in enumerate(o3de_parse()) for verb in range(4)]
     + [bytes([verb | 8 * ("", ".prefab", ".material", ".setreg").index(path.suffix)

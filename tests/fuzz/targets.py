@@ -49,6 +49,7 @@ from tests.fuzz.harness import (
     outcome,
 )
 from tests.fuzz.hostile import NODE_SCHEMA, ZEZE_SCHEMA
+from tests.fuzz.target_html import html_page
 
 GODOT_PROFILES = ("godot4", "godot3", "docs")
 
@@ -1658,5 +1659,6 @@ TARGETS: dict[str, Callable[[bytes], None]] = {
     "cli.convert": cli_convert,
     "cli.batch": cli_batch,
     "rows": rows,
+    "html": html_page,
 }
 """Every target by name (the name is also its folder under ``tests/fuzz/corpus``)."""

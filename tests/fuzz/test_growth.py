@@ -10,6 +10,7 @@ cap, and large claimed lengths.
 
 from __future__ import annotations
 
+import json
 import sys
 import tracemalloc
 from collections.abc import Callable
@@ -18,6 +19,7 @@ from typing import Any
 
 import pytest
 
+import gameserde
 from gameserde import godot, zeze
 from gameserde.batch.parquet import json_table, json_text, table_of
 from gameserde.errors import GameserdeError
@@ -145,6 +147,22 @@ def test_godot_decode_grows_linearly(family: str) -> None:
 def test_godot_inspect_grows_linearly(family: str) -> None:
     make, sizes = GODOT_FAMILIES[family]
     assert_linear(make, lambda d: render(d, regions(d)), tuple(n // 4 for n in sizes))
+
+
+@pytest.mark.parametrize("family", ["long string", "wide array", "wide dictionary",
+                                    "packed floats"])
+def test_godot_html_pages_grow_linearly(family: str) -> None:
+    """``inspect --html``: the map and its pages."""
+    make, sizes = GODOT_FAMILIES[family]
+    codec = gameserde.codec("godot")
+    assert_linear(make, lambda d: codec.inspect(d).html_pages(), tuple(n // 4 for n in sizes))
+
+
+def test_o3de_html_pages_grow_linearly() -> None:
+    """A text map's pages: an object of ``n`` members, each an array of two values."""
+    codec = gameserde.codec("o3de")
+    assert_linear(lambda n: json.dumps({f"k{i}": [i, "v"] for i in range(n)}).encode(),
+                  lambda d: codec.inspect(d).html_pages(), (500, 1000, 2000))
 
 
 @pytest.mark.parametrize("family", list(GODOT_FAMILIES))

@@ -6,7 +6,7 @@ region, beside a collapsible tree of the regions' paths with their types and val
 or clicking either side shows the other, a search box takes a path or an offset, and an error
 is marked at its byte with its message. Bit fields (KingsIsle) show their bits inside their
 bytes. The page is one self-contained file (no network, no other file); a map too big for one
-page of about 320 KB is cut into pages ``OUT.html``, ``OUT.2.html``, ... that link to each
+page of about 330 KB is cut into pages ``OUT.html``, ``OUT.2.html``, ... that link to each
 other. See :mod:`gameserde._html.payload` for what a page holds and
 :mod:`gameserde._html.page` for how the data is kept from being markup.
 """

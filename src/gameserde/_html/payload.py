@@ -48,9 +48,10 @@ FILL = 256
 MAX_TEXT = 400
 """The longest step, type or value a page keeps, in characters."""
 
-PAGE_BYTES = 240_000
-"""Most bytes of deflated payload in one page (about 320 KB once base64-encoded); a map that
-needs more is cut into pages."""
+PAGE_BYTES = 225_000
+"""Most bytes of deflated payload in one page (300 KB once base64-encoded; with the page's
+script and style, a page file is at most about 330 KB); a map that needs more is cut into
+pages."""
 
 _RAW_BUDGET, _RAW_LIMIT = 2_000_000, 8_000_000
 """The first page's budget of raw payload (JSON and bytes, about), and the most any page
