@@ -14,6 +14,40 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# The Debian packages the tests run, installed together (one apt-get update) in the background
+# while the Python environments are made, lint and type checks run: what each is, and the
+# tests skipped (outside CI) without it.
+declare -A package_use=(
+    [godot3-server]="the Godot 3 engine the differential tests run"
+    [chromium]="the headless browser the tests of inspect's HTML pages drive"
+)
+declare -A package_tests=(
+    [godot3-server]="the differential tests"
+    [chromium]="the browser tests of inspect's HTML pages"
+)
+missing_packages=()
+for package in godot3-server chromium; do
+    command -v "$package" >/dev/null 2>&1 || missing_packages+=("$package")
+done
+apt_pid=""
+apt_log=""
+if [ "${#missing_packages[@]}" -gt 0 ]; then
+    if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+        for package in "${missing_packages[@]}"; do
+            echo "installing $package (${package_use[$package]}) in the background ..."
+        done
+        apt_log="$(mktemp)"
+        (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+            "${missing_packages[@]}") > "$apt_log" 2>&1 &
+        apt_pid=$!
+    else
+        for package in "${missing_packages[@]}"; do
+            echo "$package is not installed and cannot be installed here (needs root and" \
+                 "apt-get); ${package_tests[$package]} will be skipped outside CI." >&2
+        done
+    fi
+fi
+
 venv="${GAMESERDE_VENV:-.venv}"
 case "$venv" in /*) ;; *) venv="$PWD/$venv" ;; esac
 python="${PYTHON:-python3}"
@@ -38,36 +72,6 @@ elif [ "$(cat "$venv/.sources-stamp" 2>/dev/null)" != "$sources_stamp" ]; then
     echo "rebuilding the C accelerators ..."
     "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps -e .
     echo "$sources_stamp" > "$venv/.sources-stamp"
-fi
-
-# The Debian packages the tests run, installed together (one apt-get update): what each is,
-# and the tests skipped (outside CI) without it.
-declare -A package_use=(
-    [godot3-server]="the Godot 3 engine the differential tests run"
-    [chromium]="the headless browser the tests of inspect's HTML pages drive"
-)
-declare -A package_tests=(
-    [godot3-server]="the differential tests"
-    [chromium]="the browser tests of inspect's HTML pages"
-)
-missing_packages=()
-for package in godot3-server chromium; do
-    command -v "$package" >/dev/null 2>&1 || missing_packages+=("$package")
-done
-if [ "${#missing_packages[@]}" -gt 0 ]; then
-    if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
-        for package in "${missing_packages[@]}"; do
-            echo "installing $package (${package_use[$package]}) ..."
-        done
-        apt-get update -qq
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing_packages[@]}" \
-            >/dev/null
-    else
-        for package in "${missing_packages[@]}"; do
-            echo "$package is not installed and cannot be installed here (needs root and" \
-                 "apt-get); ${package_tests[$package]} will be skipped outside CI." >&2
-        done
-    fi
 fi
 
 # katsuba (the reference KingsIsle ObjectProperty codec the differential tests compare with)
@@ -105,4 +109,12 @@ fi
 export PATH="$venv/bin:$PATH"
 "$venv/bin/python" -m ruff check src tests benchmarks scripts examples hatch_build.py
 "$venv/bin/python" -m mypy
+if [ -n "$apt_pid" ]; then
+    if ! wait "$apt_pid"; then
+        cat "$apt_log" >&2
+        echo "installing ${missing_packages[*]} with apt-get failed (above)" >&2
+        exit 1
+    fi
+    rm -f "$apt_log"
+fi
 "$venv/bin/python" -m pytest -n auto "$@"

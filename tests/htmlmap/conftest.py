@@ -1,7 +1,7 @@
 """Fixtures for the browser tests of ``inspect``'s HTML pages: a headless Chromium (Debian's
-``chromium``, driven by Playwright's sync API), one per test process (pytest-xdist runs
-several), and per test a fresh page whose console errors, uncaught exceptions, dialogs and
-requests are logged.
+``chromium``, driven by Playwright's sync API), one per test module in each test process
+(pytest-xdist runs several; see :func:`browser`), and per test a fresh page whose console
+errors, uncaught exceptions, dialogs and requests are logged.
 
 ``GAMESERDE_CHROMIUM`` names the browser binary (default: ``chromium`` on PATH). Without
 the browser or Playwright the tests fail on CI (``CI=true``) and are skipped elsewhere.
@@ -63,9 +63,11 @@ class PageLog:
         self.requests.append(request.url)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    """Headless Chromium, one per test process."""
+    """Headless Chromium, one per test module and process. Not for the whole session:
+    Playwright's sync API keeps an asyncio loop running while it is started, and the other
+    tests a process runs (``asyncio.run``) need it stopped."""
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:

@@ -7,7 +7,10 @@ import base64
 import json
 import re
 import zlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from gameserde.codecs import ByteMap
 
 _PAYLOAD = re.compile(r'<script type="application/json" id="gs-payload">([A-Za-z0-9+/=]*)'
                       r"</script>")
@@ -55,3 +58,13 @@ def shown_byte(doc: dict[str, Any], section: int, offset: int) -> int | None:
         if start <= offset < start + len(data):
             return int(data[offset - start])
     return None
+
+
+def error_place(byte_map: ByteMap) -> tuple[int, int | None, int | None]:
+    """Where a page marks the map's error: the section, offset and index of the map's last
+    row when it is an ``ERROR`` row, else the error's offset in the input."""
+    parts = byte_map.parts()
+    flat = [(n, r) for n, (_, _, rows) in enumerate(parts) for r in rows]
+    if flat and flat[-1][1].type == "ERROR":
+        return flat[-1][0], flat[-1][1].offset, len(flat) - 1
+    return 0, getattr(byte_map.error, "offset", None), None

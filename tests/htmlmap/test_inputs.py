@@ -91,6 +91,4 @@ def test_megabyte(fmt: str) -> None:
     item = megabyte(fmt)
     assert item.format == fmt
     assert MEGABYTE[0] <= len(item.data) < MEGABYTE[1]
-    byte_map = item.codec().inspect(item.data)
-    assert byte_map.error is None
-    assert len(byte_map.rows) > 5000
+    assert item.codec().verify(item.data).startswith("ok")

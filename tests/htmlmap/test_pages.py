@@ -29,6 +29,7 @@ from tests.htmlmap.inputs import (
     megabyte,
     shown_in,
 )
+from tests.htmlmap.pagedata import error_place
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
@@ -247,14 +248,16 @@ def test_the_error_is_marked_at_its_byte(item: MapInput, page: Page, page_log: P
     byte_map, _, url = _load(page, item, tmp_path)
     assert byte_map.error is not None
     assert page.inner_text("#error") == str(byte_map.error)
-    offset = getattr(byte_map.error, "offset", None)
-    if offset is not None and offset < len(byte_map.parts()[0][1]):
+    sec, offset, row = error_place(byte_map)
+    if offset is not None and offset < len(byte_map.parts()[sec][1]):
         page.click("#error")
         marked = _cells(page, "#hex span.t.err" if byte_map.text else "#hex span.b.err")
         if byte_map.text:
             assert len(marked) == 1 and marked[0][1] <= offset
         else:
-            assert [(s, o) for s, o, _ in marked] == [(0, offset)]
+            assert [(s, o) for s, o, _ in marked] == [(sec, offset)]
+        if row is not None:
+            assert _selected(page) == [row]
     _check_clean(page, page_log, url)
 
 

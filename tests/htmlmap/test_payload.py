@@ -15,11 +15,12 @@ import pytest
 import gameserde
 from gameserde._bytemap import Path as MapPath
 from gameserde._bytemap import Region
+from gameserde._html import payload as payload_module
 from gameserde._html.payload import MAX_TEXT, PAGE_BYTES, SHOWN_HEAD, SHOWN_TAIL
 from gameserde.cli import main
 from gameserde.codecs import ByteMap
 from tests.htmlmap.inputs import HOSTILE_STRINGS, MapInput, damaged, examples, hostile, megabyte
-from tests.htmlmap.pagedata import payload, shown_byte
+from tests.htmlmap.pagedata import error_place, payload, shown_byte
 
 FORMATS = ("godot", "flatbuffers", "zeze", "kingsisle", "o3de")
 PAGE_LIMIT = 340_000
@@ -81,11 +82,12 @@ def test_a_page_holds_every_row_with_its_path_type_value_and_bytes(item: MapInpu
         assert doc["error"] is None
     else:
         assert doc["error"]["message"] == _short(str(byte_map.error))
-        offset = getattr(byte_map.error, "offset", None)
-        assert doc["error"]["offset"] == offset
-        size = len(byte_map.parts()[0][1])
-        if offset is not None and offset < size:
-            assert shown_byte(doc, 0, offset) == byte_map.parts()[0][1][offset]
+        sec, offset, row = error_place(byte_map)
+        assert (doc["error"]["section"], doc["error"]["offset"], doc["error"]["row"]) == (
+            sec, offset, row)
+        data = byte_map.parts()[sec][1]
+        if offset is not None and offset < len(data):
+            assert shown_byte(doc, sec, offset) == data[offset]
 
 
 @pytest.mark.parametrize("item", hostile(), ids=lambda i: i.name)
@@ -119,6 +121,10 @@ def test_a_megabyte_input_makes_pages_of_a_few_hundred_kilobytes(fmt: str) -> No
     pages = byte_map.html_pages("big.html", title=item.name)
     sizes = [len(html.encode()) for _, html in pages]
     assert max(sizes) <= PAGE_LIMIT, sizes
+    for _, html in pages:
+        found = re.search(r'id="gs-payload">([A-Za-z0-9+/=]*)<', html)
+        assert found is not None
+        assert len(base64.b64decode(found[1])) <= PAGE_BYTES
     assert [n for n, _ in pages] == ["big.html"] + [f"big.{k}.html" for k in
                                                      range(2, len(pages) + 1)]
     _check_rows(byte_map, pages)
@@ -147,22 +153,17 @@ def test_a_long_region_shows_its_start_and_end_and_long_texts_are_shortened() ->
     assert doc["rows"]["note"][0].endswith("\u2026")
 
 
-def test_one_page_bounds_its_payload() -> None:
-    """A page's deflated payload stays within PAGE_BYTES (the one-row page aside)."""
-    item = megabyte("godot")
-    for _, html in _map(item).html_pages():
-        found = re.search(r'id="gs-payload">([A-Za-z0-9+/=]*)<', html)
-        assert found is not None
-        assert len(base64.b64decode(found[1])) <= PAGE_BYTES
-
-
-def test_write_html_writes_every_page_beside_the_first(tmp_path: Path) -> None:
-    byte_map = _map(megabyte("zeze"))
-    written = byte_map.write_html(tmp_path / "zeze.html")
-    pages = byte_map.html_pages("zeze.html")
+def test_write_html_writes_every_page_beside_the_first(tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(payload_module, "PAGE_BYTES", 400)
+    byte_map = _map(examples()[0])
+    written = byte_map.write_html(tmp_path / "godot.html")
+    pages = byte_map.html_pages("godot.html")
+    assert len(pages) > 2
     assert [Path(p).name for p in written] == [n for n, _ in pages]
     for path, (_, html) in zip(written, pages, strict=True):
         assert Path(path).read_text(encoding="utf-8") == html
+    _check_rows(byte_map, pages)
 
 
 def test_a_page_name_has_no_folder() -> None:

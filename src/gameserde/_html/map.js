@@ -156,7 +156,10 @@
     const e = doc.body.appendChild(el("div", "", P.error.message));
     e.id = "error";
     e.title = "show the byte where the data stops being sound";
-    e.addEventListener("click", () => { if (P.error.offset !== null) gotoOffset(P.error.offset, true); });
+    e.addEventListener("click", () => {
+      if (P.error.row !== null) select(P.error.row - FIRST);
+      else if (P.error.offset !== null) gotoOffset(P.error.offset, true);
+    });
   }
   if (P.notes.length) {
     const n = doc.body.appendChild(el("div", "", P.notes.join("\n")));
@@ -219,7 +222,7 @@
     }
     return off >= R.off[i] && off < R.off[i] + Math.max(R.len[i], 1);
   };
-  const errAt = P.error && P.error.offset !== null ? P.error.offset : -1;
+  const errAt = P.error && P.error.offset !== null ? P.error.offset : -1, errSec = P.error ? P.error.section : -1;
   function mark(e, secN, off, bit) {
     e.classList.toggle("sel", inRow(selected, secN, off, bit));
     e.classList.toggle("hov", inRow(hovered, secN, off, bit));
@@ -262,7 +265,7 @@
       }
       for (const e of [cell, ch]) {
         mark(e, l.sec.n, off);
-        if (l.sec.n === 0 && off === errAt) e.classList.add("err");
+        if (l.sec.n === errSec && off === errAt) e.classList.add("err");
       }
     }
     d.appendChild(asc);
@@ -285,7 +288,7 @@
       span.dataset.o = String(s);
       span.style.backgroundColor = colour(owner);
       mark(span, l.sec.n, s);
-      if (l.sec.n === 0 && errAt >= s && errAt < e) span.classList.add("err");
+      if (l.sec.n === errSec && errAt >= s && errAt < e) span.classList.add("err");
       s = e;
     }
     return d;

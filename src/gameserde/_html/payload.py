@@ -16,7 +16,8 @@ JSON holds:
   ``len``, ``node`` (each the difference from the previous row's), ``type`` (an index into
   ``types``), ``note``, for bit maps ``bit`` and ``bits``, and ``first``, the index of the
   page's first row in the whole map (as in :meth:`~gameserde.codecs.ByteMap.to_jsonable`);
-- the map's ``error`` (on the last page) and ``notes``, and ``pages``: each page's first row
+- the map's ``error`` (on the last page: its message, path, and the section, offset and row
+  the page marks) and ``notes``, and ``pages``: each page's first row
   and the offsets it covers in the input, for the page list and for a search by offset.
 
 Every string from the data stays a JSON string: the page's script shows it as text, never
@@ -175,9 +176,14 @@ class _Page:
     blob: bytes = b""
 
 
-def _error_at(error: Any) -> int | None:
+def _error_place(flat: list[tuple[int, Region]], error: Any) -> dict[str, Any]:
+    """Where the page marks the error: the map's ``ERROR`` row when it ends with one (its
+    section, its offset and its index), else the error's offset in the input."""
+    if flat and flat[-1][1].type == "ERROR":
+        sec, row = flat[-1]
+        return {"section": sec, "offset": row.offset, "row": len(flat) - 1}
     offset = getattr(error, "offset", None)
-    return offset if isinstance(offset, int) else None
+    return {"section": 0, "offset": offset if isinstance(offset, int) else None, "row": None}
 
 
 def _build(parts: list[Part], page: _Page, error: dict[str, Any] | None) -> None:
@@ -205,7 +211,8 @@ def _build(parts: list[Part], page: _Page, error: dict[str, Any] | None) -> None
         bits_of.append((r.bit, r.bits))
         spans[sec].add(offset, size)
     if error is not None and error["offset"] is not None and parts:
-        spans[0].add(min(error["offset"], max(len(parts[0].data) - 1, 0)), 256)
+        size = len(parts[error["section"]].data)
+        spans[error["section"]].add(min(error["offset"], max(size - 1, 0)), 256)
     sections, blob = [], bytearray()
     for part, shown in zip(parts, spans, strict=True):
         chunks = []
@@ -246,7 +253,7 @@ def pages(parts: list[Part], *, format: str, title: str, name: str, notes: list[
     weights = [_weight(r) for _, r in flat]
     error_doc = None
     if error is not None:
-        error_doc = {"offset": _error_at(error), "path": str(getattr(error, "path", "$")),
+        error_doc = {**_error_place(flat, error), "path": str(getattr(error, "path", "$")),
                      "message": _short(str(error))}
     head: dict[str, Any] = {"v": 1, "format": format, "title": title, "name": name,
                             "notes": [_short(n) for n in notes]}
@@ -262,9 +269,9 @@ def pages(parts: list[Part], *, format: str, title: str, name: str, notes: list[
         _build(parts, page, error_doc if stop == len(flat) else None)
         packed = _pack(head, page)
         # the next budget: as much raw weight as deflates to about 90% of a page
-        budget = min(max(int(0.9 * PAGE_BYTES * weight / max(len(packed), 1)), 4096),
-                     _RAW_LIMIT)
+        budget = min(int(0.9 * PAGE_BYTES * weight / max(len(packed), 1)), _RAW_LIMIT)
         if len(packed) > PAGE_BYTES and stop - at > 1:
+            budget = min(budget, weight // 2)  # fewer rows each time: at worst one
             continue
         done.append((page, packed))
         at = stop
