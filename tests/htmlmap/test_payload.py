@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import re
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -212,3 +213,21 @@ def test_the_command_line_maps_one_input_to_html(tmp_path: Path, capsys: Any) ->
     assert status == 2
     assert "--html maps one input" in capsys.readouterr().err
     assert not (tmp_path / "m.html").exists()
+
+
+def test_an_error_in_inflated_data_is_marked_in_its_section() -> None:
+    """A KingsIsle stream whose zlib data inflates to a cut body: the page marks the ERROR row
+    in the inflated section, not at that offset of the input."""
+    item = next(i for i in examples() if i.name == "kingsisle-example")
+    plain = gameserde.codec("kingsisle", **item.options)
+    packed = gameserde.codec("kingsisle", **{**item.options, "flags": 8})
+    stream = plain.convert(item.data, packed)
+    body = zlib.decompress(stream[5:])
+    cut = body[:len(body) // 2]
+    byte_map = packed.inspect(stream[:1] + len(cut).to_bytes(4, "little") + zlib.compress(cut))
+    assert [t for t, _, _ in byte_map.parts()] == ["stream", "inflated body"]
+    doc = payload(byte_map.html_pages()[0][1])
+    rows = byte_map.to_jsonable()["rows"]
+    assert (doc["error"]["section"], doc["error"]["row"]) == (1, len(rows) - 1)
+    assert doc["error"]["offset"] == byte_map.parts()[1][2][-1].offset
+    assert "(the offset is in the inflated data)" in doc["error"]["message"]
