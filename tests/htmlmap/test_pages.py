@@ -120,6 +120,27 @@ def _cells(page: Page, selector: str) -> list[tuple[int, int, bool]]:
     return [(int(s), int(o), bool(sel)) for s, o, sel in got]
 
 
+def _check_hover(page: Page, rows: list[Row], text: bool) -> None:
+    """Hovering a tree row outlines its bytes (those drawn), and hovering a byte outlines its
+    row in the tree."""
+    selector = "#hex span.t" if text else "#hex span.b[data-o]"
+    drawn = {(s, o) for s, o, _ in _cells(page, selector)}
+    shown = [int(r) for r in page.eval_on_selector_all(".row", "e => e.map(x => x.dataset.r)")]
+    r = next(rows[i] for i in shown if rows[i].len > 0 and not rows[i].is_bits
+             and (rows[i].sec, rows[i].off) in drawn)
+    page.hover(f'.row[data-r="{r.index}"] .ty')
+    lit = [(s, o) for s, o, _ in _cells(page, selector + ".hov")]
+    assert lit and all(s == r.sec and r.off <= o < r.off + r.len for s, o in lit), lit
+    sec, offset = sorted(drawn)[len(drawn) // 2]
+    cell = f'{selector}[data-s="{sec}"][data-o="{offset}"]'
+    page.hover(cell + (" .hx" if not text and page.locator(cell + " .hx").count() else ""))
+    owner = _owner(rows, sec, offset)
+    hovered = page.eval_on_selector_all(".row.hov", "e => e.map(x => x.dataset.r)")
+    assert [int(h) for h in hovered] in ([owner], []), (owner, hovered)
+    if hovered == []:  # the owner's row is in a folded node: none is drawn to outline
+        assert page.locator(f'.row[data-r="{owner}"]').count() == 0
+
+
 def _check_tree_click(page: Page, rows: list[Row], text: bool) -> int:
     """Click tree rows (up to 4 of those shown) and check the bytes highlighted; return how
     many were checked."""
@@ -220,6 +241,7 @@ def test_an_example_s_page_links_tree_and_bytes_both_ways(item: MapInput, page: 
     byte_map, rows, url = _load(page, item, tmp_path)
     text = byte_map.text
     assert page.locator("#hex").is_visible() and page.locator("#tree").is_visible()
+    _check_hover(page, rows, text)
     assert _check_tree_click(page, rows, text) >= 2
     assert _check_byte_click(page, rows, text) >= 2
     _check_search(page, rows)
