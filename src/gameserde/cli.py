@@ -446,7 +446,10 @@ def _verb(args: argparse.Namespace, codec: Codec, out_codec: Codec | None, data:
         return f"{name}: {codec.verify(data)}\n".encode(), None
     byte_map = codec.inspect(data)
     if args.html is not None:
-        byte_map.write_html(args.html, title=os.path.basename(name))
+        written = byte_map.write_html(args.html, title=os.path.basename(name))
+        if len(written) > 1:
+            print(f"gameserde: {name}: the map takes {len(written)} pages, {written[0]} to "
+                  f"{written[-1]}", file=sys.stderr)
         return b"", byte_map.error
     if args.map_as == "json":
         text = dumps(byte_map.to_jsonable(), pretty=to_terminal).decode("utf-8")

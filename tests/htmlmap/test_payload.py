@@ -231,3 +231,19 @@ def test_an_error_in_inflated_data_is_marked_in_its_section() -> None:
     assert (doc["error"]["section"], doc["error"]["row"]) == (1, len(rows) - 1)
     assert doc["error"]["offset"] == byte_map.parts()[1][2][-1].offset
     assert "(the offset is in the inflated data)" in doc["error"]["message"]
+
+
+def test_the_command_line_says_how_many_pages_it_wrote(tmp_path: Path, capsys: Any,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(payload_module, "PAGE_BYTES", 400)
+    item = examples()[0]
+    source = tmp_path / "input.bin"
+    source.write_bytes(item.data)
+    out = tmp_path / "map.html"
+    assert main(["inspect", item.format, *item.cli, str(source), "--html", str(out)]) == 0
+    pages = sorted(tmp_path.glob("map*.html"))
+    err = capsys.readouterr().err
+    assert len(pages) > 2
+    assert err == (f"gameserde: {source}: the map takes {len(pages)} pages, {out} to "
+                   f"{tmp_path / f'map.{len(pages)}.html'}\n")
+
