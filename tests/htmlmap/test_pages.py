@@ -321,6 +321,20 @@ def test_a_megabyte_map_pages_and_the_search_crosses_pages(page: Page, page_log:
     page.wait_for_url(f"**/{Path(written[-1]).name}#offset={last.off}")
     page.wait_for_selector("html[data-ready]", state="attached")
     assert _selected(page) == [_owner(rows, 0, last.off)]
+    # a path only the last page holds, searched from the first: the search goes from page to
+    # page; a path no page holds comes back round and says so
+    wanted = last.path
+    page.goto(Path(written[0]).as_uri())
+    page.wait_for_selector("html[data-ready]", state="attached")
+    page.fill("#search", wanted)
+    page.press("#search", "Enter")
+    page.wait_for_url(f"**/{Path(written[-1]).name}#find=*")
+    page.wait_for_selector(".row.sel", state="attached")
+    assert _selected(page) == [next(r.index for r in rows if wanted in r.path)]
+    page.fill("#search", "no such path \u2603")
+    page.press("#search", "Enter")
+    page.wait_for_url(f"**/{Path(written[-2]).name}#find=*")
+    page.locator("#status").filter(has_text="on any page").wait_for()
     assert page_log.problems() == []
     assert all(u.startswith("file://") for u in page_log.requests)
 

@@ -487,26 +487,48 @@
     return false;
   }
   let lastQuery = "", matches = [], at = -1;
-  function runSearch() {
-    const q = search.value.trim();
-    if (!q) return;
-    const number = /^(?:0x[0-9a-f]+|\d+)$/i.test(q) ? Number(q) : NaN;
-    if (!Number.isNaN(number)) { gotoOffset(number, false); return; }
+  // A path search goes on to the next pages (through #find=TEXT&from=PAGE) when this page has
+  // no further match, and stops when it comes back round to the page it started from.
+  function findOn(k, q, from) { location.href = files[k] + "#find=" + encodeURIComponent(q) + "&from=" + from; }
+  function findPath(q, from) {
     if (q !== lastQuery) {
       lastQuery = q;
       matches = [];
       for (let i = 0; i < N; i++) if (pathOf(R.node[i]).includes(q)) matches.push(i);
       at = -1;
     }
-    if (!matches.length) { status.textContent = `no path here holds \u201c${q}\u201d`; return; }
+    const next = pages ? (P.page + 1) % pages.length : -1;
+    if (!matches.length) {
+      if (pages && next !== from) {
+        status.textContent = `no path on this page holds \u201c${q}\u201d: looking on page ${next + 1}`;
+        findOn(next, q, from);
+      } else {
+        status.textContent = `no path${pages ? " on any page" : " here"} holds \u201c${q}\u201d`;
+      }
+      return;
+    }
+    if (pages && at === matches.length - 1 && pages.length > 1) { findOn(next, q, P.page); return; }
     at = (at + 1) % matches.length;
     select(matches[at]);
-    status.textContent = `${at + 1} of ${matches.length}: ${pathOf(R.node[matches[at]])}`;
+    status.textContent = `${at + 1} of ${matches.length}${pages ? " on this page" : ""}: ${pathOf(R.node[matches[at]])}`;
+  }
+  function runSearch() {
+    const q = search.value.trim();
+    if (!q) return;
+    const number = /^(?:0x[0-9a-f]+|\d+)$/i.test(q) ? Number(q) : NaN;
+    if (!Number.isNaN(number)) { gotoOffset(number, false); return; }
+    findPath(q, pages ? P.page : -1);
   }
   search.addEventListener("keydown", (ev) => { if (ev.key === "Enter") runSearch(); });
 
   renderHex(true);
   function follow() {
+    const find = /^#find=([^&]*)&from=(\d+)$/.exec(location.hash);
+    if (find) {
+      try { search.value = decodeURIComponent(find[1]); } catch (e) { return; }
+      findPath(search.value, Number(find[2]));
+      return;
+    }
     const hash = /^#(offset|row)=(\d+)$/.exec(location.hash);
     if (hash && hash[1] === "offset") gotoOffset(Number(hash[2]), false);
     else if (hash && Number(hash[2]) - FIRST >= 0 && Number(hash[2]) - FIRST < N) select(Number(hash[2]) - FIRST);
