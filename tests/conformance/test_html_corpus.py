@@ -37,17 +37,14 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from gameserde import zeze
-from gameserde._html.payload import MAX_TEXT, SHOWN_HEAD, SHOWN_TAIL
-from gameserde.codecs import ByteMap
 from gameserde.zeze import ZezeSchema
 from tests.conformance.corpus import case_names, corpus_dir, require
 from tests.conformance.test_zeze_corpus import Values
 from tests.conformance.test_zeze_corpus import load as load_solution
 from tests.htmlmap.conftest import PageLog, browser, page, page_log
 from tests.htmlmap.inputs import MapInput
-from tests.htmlmap.pagedata import error_place, payload, shown_byte
+from tests.htmlmap.pagedata import check_rows, error_place, payload, short, shown_byte
 from tests.htmlmap.test_pages import _check_byte_click, _check_clean, _check_tree_click, _load
-from tests.htmlmap.test_payload import _short
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
@@ -224,43 +221,6 @@ def _input(corpus: str, name: str) -> MapInput:
     return make(name)
 
 
-def _check_rows(byte_map: ByteMap, pages: list[tuple[str, str]]) -> None:
-    """The pages together hold the map's rows in order, each with its section, offset,
-    length, bits, path, type and value, and the bytes it starts and ends with (a region
-    longer than ``SHOWN_HEAD + SHOWN_TAIL``: the last of its first ``SHOWN_HEAD`` bytes and
-    the first of its last ``SHOWN_TAIL`` too). ``tests/htmlmap``'s helper of that name
-    checks a long region's byte ``SHOWN_HEAD + SHOWN_TAIL - 1``, which the page leaves out
-    of a region longer than about 3,300 bytes, as real Godot meshes have."""
-    expected = byte_map.to_jsonable()["rows"]
-    titles = [t for t, _, _ in byte_map.parts()]
-    datas = [d for _, d, _ in byte_map.parts()]
-    seen = 0
-    for number, (_, html) in enumerate(pages):
-        doc = payload(html)
-        rows = doc["rows"]
-        assert (rows["first"], doc.get("page")) == (seen, number if len(pages) > 1 else None)
-        assert len(doc.get("pages", pages)) == len(pages)
-        for i in range(len(rows["off"])):
-            want = expected[seen + i]
-            sec = titles.index(want.get("section", titles[0]))
-            start, size = want["offset"], want["length"]
-            assert (rows["sec"][i], rows["off"][i], rows["len"][i]) == (sec, start, size)
-            assert doc["types"][rows["type"][i]] == _short(want["type"])
-            assert rows["note"][i] == _short(want["value"])
-            if len(want["path"]) < MAX_TEXT:
-                assert doc["paths"][i] == want["path"]
-            if "bits" in want:
-                assert (rows["bit"][i], rows["bits"][i]) == (want["bit"], want["bits"])
-            ends = {start, start + size - 1}
-            if size > SHOWN_HEAD + SHOWN_TAIL:
-                ends |= {start + SHOWN_HEAD - 1, start + size - SHOWN_TAIL}
-            for at in ends:
-                if 0 <= at < len(datas[sec]):
-                    assert shown_byte(doc, sec, at) == datas[sec][at], (seen + i, at)
-        seen += len(rows["off"])
-    assert seen == len(expected)
-
-
 # -- the tests ------------------------------------------------------------------------------
 
 def test_every_corpus_is_sampled() -> None:
@@ -280,14 +240,14 @@ def test_a_real_file_s_pages_hold_every_row_with_its_bytes(corpus: str, name: st
     pages = byte_map.html_pages("map.html", title=f"{corpus}/{name}")
     assert [n for n, _ in pages] == ["map.html"] + [f"map.{k}.html"
                                                     for k in range(2, len(pages) + 1)]
-    _check_rows(byte_map, pages)
+    check_rows(byte_map, pages)
     for _, html in pages[:-1]:
         assert payload(html)["error"] is None
     doc = payload(pages[-1][1])
     if byte_map.error is None:
         assert doc["error"] is None
         return
-    assert doc["error"]["message"] == _short(str(byte_map.error))
+    assert doc["error"]["message"] == short(str(byte_map.error))
     sec, offset, row = error_place(byte_map)
     assert (doc["error"]["section"], doc["error"]["offset"], doc["error"]["row"]) == (
         sec, offset, row)

@@ -9,6 +9,8 @@ import re
 import zlib
 from typing import TYPE_CHECKING, Any
 
+from gameserde._html.payload import MAX_TEXT, SHOWN_HEAD, SHOWN_TAIL
+
 if TYPE_CHECKING:
     from gameserde.codecs import ByteMap
 
@@ -68,3 +70,43 @@ def error_place(byte_map: ByteMap) -> tuple[int, int | None, int | None]:
     if flat and flat[-1][1].type == "ERROR":
         return flat[-1][0], flat[-1][1].offset, len(flat) - 1
     return 0, getattr(byte_map.error, "offset", None), None
+
+
+def short(text: str) -> str:
+    """``text`` as a page keeps it: at most ``MAX_TEXT`` characters, the last an ellipsis."""
+    return text if len(text) <= MAX_TEXT else text[:MAX_TEXT - 1] + "\u2026"
+
+
+def check_rows(byte_map: ByteMap, pages: list[tuple[str, str]]) -> None:
+    """The pages together hold the map's rows in order, each with its section, offset,
+    length, bits, path, type and value, and the bytes it starts and ends with (a region
+    longer than ``SHOWN_HEAD + SHOWN_TAIL``: the last of its first ``SHOWN_HEAD`` bytes and
+    the first of its last ``SHOWN_TAIL`` too)."""
+    expected = byte_map.to_jsonable()["rows"]
+    titles = [t for t, _, _ in byte_map.parts()]
+    datas = [d for _, d, _ in byte_map.parts()]
+    seen = 0
+    for number, (_, html) in enumerate(pages):
+        doc = payload(html)
+        rows = doc["rows"]
+        assert (rows["first"], doc.get("page")) == (seen, number if len(pages) > 1 else None)
+        assert len(doc.get("pages", pages)) == len(pages)
+        for i in range(len(rows["off"])):
+            want = expected[seen + i]
+            sec = titles.index(want.get("section", titles[0]))
+            start, size = want["offset"], want["length"]
+            assert (rows["sec"][i], rows["off"][i], rows["len"][i]) == (sec, start, size)
+            assert doc["types"][rows["type"][i]] == short(want["type"])
+            assert rows["note"][i] == short(want["value"])
+            if len(want["path"]) < MAX_TEXT:
+                assert doc["paths"][i] == want["path"]
+            if "bits" in want:
+                assert (rows["bit"][i], rows["bits"][i]) == (want["bit"], want["bits"])
+            ends = {start, start + size - 1}
+            if size > SHOWN_HEAD + SHOWN_TAIL:
+                ends |= {start + SHOWN_HEAD - 1, start + size - SHOWN_TAIL}
+            for at in ends:
+                if 0 <= at < len(datas[sec]):
+                    assert shown_byte(doc, sec, at) == datas[sec][at], (seen + i, at)
+        seen += len(rows["off"])
+    assert seen == len(expected)

@@ -17,11 +17,11 @@ import gameserde
 from gameserde._bytemap import Path as MapPath
 from gameserde._bytemap import Region
 from gameserde._html import payload as payload_module
-from gameserde._html.payload import MAX_TEXT, PAGE_BYTES, SHOWN_HEAD, SHOWN_TAIL
+from gameserde._html.payload import MAX_TEXT, PAGE_BYTES, SHOWN_HEAD
 from gameserde.cli import main
 from gameserde.codecs import ByteMap
 from tests.htmlmap.inputs import HOSTILE_STRINGS, MapInput, damaged, examples, hostile, megabyte
-from tests.htmlmap.pagedata import error_place, payload, shown_byte
+from tests.htmlmap.pagedata import check_rows, error_place, payload, short, shown_byte
 
 FORMATS = ("godot", "flatbuffers", "zeze", "kingsisle", "o3de")
 PAGE_LIMIT = 340_000
@@ -33,41 +33,6 @@ def _map(item: MapInput) -> ByteMap:
     return gameserde.codec(item.format, **item.options).inspect(item.data)
 
 
-def _short(text: str) -> str:
-    return text if len(text) <= MAX_TEXT else text[:MAX_TEXT - 1] + "\u2026"
-
-
-def _check_rows(byte_map: ByteMap, pages: list[tuple[str, str]]) -> None:
-    """The pages together hold the map's rows in order, each with its bytes."""
-    expected = byte_map.to_jsonable()["rows"]
-    titles = [t for t, _, _ in byte_map.parts()]
-    datas = [d for _, d, _ in byte_map.parts()]
-    seen = 0
-    for number, (_, html) in enumerate(pages):
-        doc = payload(html)
-        rows = doc["rows"]
-        assert rows["first"] == seen
-        assert (doc.get("page"), len(doc.get("pages", [None] * len(pages)))) == (
-            number if len(pages) > 1 else None, len(pages))
-        for i in range(len(rows["off"])):
-            want = expected[seen + i]
-            sec = titles.index(want.get("section", titles[0]))
-            assert rows["sec"][i] == sec
-            assert (rows["off"][i], rows["len"][i]) == (want["offset"], want["length"])
-            assert doc["types"][rows["type"][i]] == _short(want["type"])
-            assert rows["note"][i] == _short(want["value"])
-            if len(want["path"]) < MAX_TEXT:
-                assert doc["paths"][i] == want["path"]
-            if "bits" in want:
-                assert (rows["bit"][i], rows["bits"][i]) == (want["bit"], want["bits"])
-            head = min(want["length"], SHOWN_HEAD + SHOWN_TAIL)
-            for at in {want["offset"], want["offset"] + head - 1}:
-                if 0 <= at < len(datas[sec]):
-                    assert shown_byte(doc, sec, at) == datas[sec][at], (seen + i, at)
-        seen += len(rows["off"])
-    assert seen == len(expected)
-
-
 def _all_inputs() -> list[MapInput]:
     return [*examples(), *hostile(), *damaged()]
 
@@ -77,12 +42,12 @@ def test_a_page_holds_every_row_with_its_path_type_value_and_bytes(item: MapInpu
     byte_map = _map(item)
     pages = byte_map.html_pages("map.html", title=item.name)
     assert [n for n, _ in pages][:1] == ["map.html"]
-    _check_rows(byte_map, pages)
+    check_rows(byte_map, pages)
     doc = payload(pages[-1][1])
     if byte_map.error is None:
         assert doc["error"] is None
     else:
-        assert doc["error"]["message"] == _short(str(byte_map.error))
+        assert doc["error"]["message"] == short(str(byte_map.error))
         sec, offset, row = error_place(byte_map)
         assert (doc["error"]["section"], doc["error"]["offset"], doc["error"]["row"]) == (
             sec, offset, row)
@@ -128,7 +93,7 @@ def test_a_megabyte_input_makes_pages_of_a_few_hundred_kilobytes(fmt: str) -> No
         assert len(base64.b64decode(found[1])) <= PAGE_BYTES
     assert [n for n, _ in pages] == ["big.html"] + [f"big.{k}.html" for k in
                                                      range(2, len(pages) + 1)]
-    _check_rows(byte_map, pages)
+    check_rows(byte_map, pages)
     if len(pages) > 1:
         index = payload(pages[0][1])["pages"]
         assert [p[0] for p in index] == [payload(h)["rows"]["first"] for _, h in pages]
@@ -164,7 +129,7 @@ def test_write_html_writes_every_page_beside_the_first(tmp_path: Path,
     assert [Path(p).name for p in written] == [n for n, _ in pages]
     for path, (_, html) in zip(written, pages, strict=True):
         assert Path(path).read_text(encoding="utf-8") == html
-    _check_rows(byte_map, pages)
+    check_rows(byte_map, pages)
 
 
 def test_a_page_name_has_no_folder() -> None:
