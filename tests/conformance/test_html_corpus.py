@@ -43,7 +43,7 @@ from tests.conformance.test_zeze_corpus import Values
 from tests.conformance.test_zeze_corpus import load as load_solution
 from tests.htmlmap.conftest import PageLog, browser, page, page_log
 from tests.htmlmap.inputs import MapInput
-from tests.htmlmap.pagedata import check_rows, error_place, payload, short, shown_byte
+from tests.htmlmap.pagedata import check_error, check_rows
 from tests.htmlmap.test_pages import _check_byte_click, _check_clean, _check_tree_click, _load
 
 if TYPE_CHECKING:
@@ -241,19 +241,7 @@ def test_a_real_file_s_pages_hold_every_row_with_its_bytes(corpus: str, name: st
     assert [n for n, _ in pages] == ["map.html"] + [f"map.{k}.html"
                                                     for k in range(2, len(pages) + 1)]
     check_rows(byte_map, pages)
-    for _, html in pages[:-1]:
-        assert payload(html)["error"] is None
-    doc = payload(pages[-1][1])
-    if byte_map.error is None:
-        assert doc["error"] is None
-        return
-    assert doc["error"]["message"] == short(str(byte_map.error))
-    sec, offset, row = error_place(byte_map)
-    assert (doc["error"]["section"], doc["error"]["offset"], doc["error"]["row"]) == (
-        sec, offset, row)
-    data = byte_map.parts()[sec][1]
-    if offset is not None and offset < len(data):
-        assert shown_byte(doc, sec, offset) == data[offset]
+    check_error(byte_map, pages)
 
 
 @pytest.mark.parametrize("corpus", sorted(BROWSED))

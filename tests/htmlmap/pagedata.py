@@ -110,3 +110,22 @@ def check_rows(byte_map: ByteMap, pages: list[tuple[str, str]]) -> None:
                     assert shown_byte(doc, sec, at) == datas[sec][at], (seen + i, at)
         seen += len(rows["off"])
     assert seen == len(expected)
+
+
+def check_error(byte_map: ByteMap, pages: list[tuple[str, str]]) -> None:
+    """Only the last page has the map's error: its message, and the section, offset and row
+    it marks (:func:`error_place`), whose byte the page shows."""
+    for _, html in pages[:-1]:
+        assert payload(html)["error"] is None
+    doc = payload(pages[-1][1])
+    if byte_map.error is None:
+        assert doc["error"] is None
+        return
+    assert doc["error"]["message"] == short(str(byte_map.error))
+    sec, offset, row = error_place(byte_map)
+    assert (doc["error"]["section"], doc["error"]["offset"], doc["error"]["row"]) == (
+        sec, offset, row)
+    data = byte_map.parts()[sec][1]
+    if offset is not None and offset < len(data):
+        assert shown_byte(doc, sec, offset) == data[offset]
+

@@ -21,7 +21,7 @@ from gameserde._html.payload import MAX_TEXT, PAGE_BYTES, SHOWN_HEAD
 from gameserde.cli import main
 from gameserde.codecs import ByteMap
 from tests.htmlmap.inputs import HOSTILE_STRINGS, MapInput, damaged, examples, hostile, megabyte
-from tests.htmlmap.pagedata import check_rows, error_place, payload, short, shown_byte
+from tests.htmlmap.pagedata import check_error, check_rows, payload, shown_byte
 
 FORMATS = ("godot", "flatbuffers", "zeze", "kingsisle", "o3de")
 PAGE_LIMIT = 340_000
@@ -43,17 +43,7 @@ def test_a_page_holds_every_row_with_its_path_type_value_and_bytes(item: MapInpu
     pages = byte_map.html_pages("map.html", title=item.name)
     assert [n for n, _ in pages][:1] == ["map.html"]
     check_rows(byte_map, pages)
-    doc = payload(pages[-1][1])
-    if byte_map.error is None:
-        assert doc["error"] is None
-    else:
-        assert doc["error"]["message"] == short(str(byte_map.error))
-        sec, offset, row = error_place(byte_map)
-        assert (doc["error"]["section"], doc["error"]["offset"], doc["error"]["row"]) == (
-            sec, offset, row)
-        data = byte_map.parts()[sec][1]
-        if offset is not None and offset < len(data):
-            assert shown_byte(doc, sec, offset) == data[offset]
+    check_error(byte_map, pages)
 
 
 @pytest.mark.parametrize("item", hostile(), ids=lambda i: i.name)
