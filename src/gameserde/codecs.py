@@ -217,16 +217,21 @@ class ByteMap:
     def to_jsonable(self) -> dict[str, Any]:
         """The map as JSON values: ``{"format", "size", "rows": [{"offset", "length",
         "bytes" (hex), "path", "type", "value"}, ...], "error"}``; bit fields add ``"bit"``
-        and ``"bits"``; ``"error"`` is ``null`` or ``{"offset", "path", "message"}``."""
-        view = memoryview(self.data).cast("B")
+        and ``"bits"``; rows of a part after the first (what KingsIsle's zlib data inflates
+        to) add ``"section"``, its title, and count offsets and bytes in it; ``"error"`` is
+        ``null`` or ``{"offset", "path", "message"}``."""
         rows = []
-        for r in self.rows:
-            row: dict[str, Any] = {"offset": r.offset, "length": r.size,
-                                   "bytes": bytes(view[r.offset:r.offset + r.size]).hex(),
-                                   "path": r.path, "type": r.type, "value": r.note}
-            if r.bits is not None:
-                row["bit"], row["bits"] = r.bit, r.bits
-            rows.append(row)
+        for n, (title, data, regions) in enumerate(self.parts()):
+            view = memoryview(data).cast("B")
+            for r in regions:
+                row: dict[str, Any] = {"offset": r.offset, "length": r.size,
+                                       "bytes": bytes(view[r.offset:r.offset + r.size]).hex(),
+                                       "path": r.path, "type": r.type, "value": r.note}
+                if r.bits is not None:
+                    row["bit"], row["bits"] = r.bit, r.bits
+                if n:
+                    row["section"] = title
+                rows.append(row)
         error = None
         if self.error is not None:
             error = {"offset": getattr(self.error, "offset", None),

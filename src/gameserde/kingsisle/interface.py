@@ -284,24 +284,6 @@ class KiByteMap(ByteMap):
         """The input's section, then each inflated one, with their titles and rows."""
         return [(s.title, s.data, s.rows) for s in self.sections]
 
-    def to_jsonable(self) -> dict[str, Any]:
-        """As :meth:`ByteMap.to_jsonable`; rows of inflated data add ``"section"`` (its title)
-        and their ``offset`` and ``bytes`` are in the inflated data."""
-        doc = super().to_jsonable()
-        rows = []
-        for n, section in enumerate(self.sections):
-            for r in section.rows:
-                row: dict[str, Any] = {"offset": r.offset, "length": r.size,
-                                       "bytes": section.data[r.offset:r.offset + r.size].hex(),
-                                       "path": r.path, "type": r.type, "value": r.note}
-                if r.bits is not None:
-                    row["bit"], row["bits"] = r.bit, r.bits
-                if n:
-                    row["section"] = section.title
-                rows.append(row)
-        doc["rows"] = rows
-        return doc
-
 
 # ---------------------------------------------------------------------------------------------
 # Options
